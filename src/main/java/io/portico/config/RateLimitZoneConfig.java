@@ -1,0 +1,32 @@
+package io.portico.config;
+
+import java.time.Duration;
+
+/**
+ * One {@code rate-limits} zone: nginx's {@code limit_req_zone} plus the {@code limit_req} options.
+ *
+ * @param requests with {@code per}, the rate: {@code 50r/s} is 50 per 1s, {@code 30r/m} 30 per 60s
+ * @param burst excess requests tolerated beyond the rate
+ * @param nodelay serve the burst at once instead of pacing it
+ * @param delay nginx's two-stage mode: this many excess requests are served at once, the rest paced; 0 with
+ *     {@code nodelay = false} paces every excess request
+ */
+public record RateLimitZoneConfig(
+        String name,
+        String key,
+        long requests,
+        Duration per,
+        int burst,
+        boolean nodelay,
+        int delay,
+        int status,
+        long maxClients,
+        boolean dryRun,
+        int ipv6Prefix,
+        boolean headers) {
+
+    /** Requests per second, exactly as configured (no nginx milli-request rounding). */
+    public double ratePerSecond() {
+        return requests * 1_000_000_000.0 / per.toNanos();
+    }
+}

@@ -1,0 +1,49 @@
+package io.portico.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** What answers the requests of a location: files, an upstream pool, or a fixed response. */
+public sealed interface TargetConfig {
+
+    /**
+     * Files from a directory. With {@code alias} the location prefix is replaced by {@code dir}; otherwise
+     * ({@code root}) the whole URI path is appended to {@code dir}.
+     *
+     * @param tryFiles nginx's try_files: {@code $uri}, {@code $uri/...}, and a last {@code @upstream} fallback
+     */
+    record Static(
+            Path dir,
+            boolean alias,
+            List<String> index,
+            List<String> tryFiles,
+            boolean autoindex,
+            Optional<Duration> expires,
+            Optional<String> cacheControl,
+            boolean precompressed,
+            boolean allowDotfiles)
+            implements TargetConfig {}
+
+    /**
+     * An upstream pool. {@code uriPrefix}, when present, replaces the location prefix like nginx's
+     * {@code proxy_pass http://app/prefix/}.
+     */
+    record Proxy(
+            String upstream,
+            Optional<String> uriPrefix,
+            boolean hostFromUpstream,
+            boolean requestBuffering,
+            boolean responseBuffering,
+            long clientBodyBufferSize,
+            long proxyBuffers,
+            boolean via,
+            Map<String, String> setRequestHeaders,
+            Map<String, String> setResponseHeaders)
+            implements TargetConfig {}
+
+    /** A fixed answer: a redirect when {@code location} is set, else {@code body}. */
+    record Return(int status, Optional<String> location, String body) implements TargetConfig {}
+}

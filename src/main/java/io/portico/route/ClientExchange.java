@@ -1,0 +1,51 @@
+package io.portico.route;
+
+import io.netty.channel.Channel;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.util.AttributeKey;
+import java.net.InetSocketAddress;
+
+/**
+ * The client side of the request in progress, as the server gives it to handlers after routing and to the
+ * {@link Responder}. One per request; lives on the client channel's event loop.
+ */
+public interface ClientExchange {
+
+    /** Where the server keeps the request in progress, for handlers that come after routing. */
+    AttributeKey<ClientExchange> KEY = AttributeKey.valueOf("portico.clientExchange");
+
+    /** The client connection. Responses are written to it; a LastHttpContent ends the response. */
+    Channel channel();
+
+    /** The location this request matched. */
+    Route route();
+
+    /** The request path as received, without the query, not decoded. */
+    String rawPath();
+
+    /** The real client: the peer, or the right-most untrusted X-Forwarded-For address behind a trusted proxy. */
+    InetSocketAddress clientAddress();
+
+    /** The TCP peer of the connection. */
+    InetSocketAddress peerAddress();
+
+    /** Whether the peer is one of the trusted proxies, whose X-Forwarded-* headers may be believed. */
+    boolean fromTrustedProxy();
+
+    /** Whether the client connection is TLS. */
+    boolean secure();
+
+    /** What the access log should say about this request beyond status and bytes. */
+    RequestLog log();
+
+    /**
+     * Answers with the standard error page of {@code status} (HTML or text by the request's Accept), with
+     * {@code headers} added; closes the connection afterwards when {@code close} is true or the request asked.
+     */
+    void sendError(HttpResponseStatus status, HttpHeaders headers, boolean close);
+
+    default void sendError(HttpResponseStatus status) {
+        sendError(status, null, false);
+    }
+}

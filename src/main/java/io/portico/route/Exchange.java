@@ -1,0 +1,13 @@
+package io.portico.route;
+
+import io.netty.handler.codec.http.HttpContent;
+
+/** One request being answered. Every call comes on the client channel's event loop. */
+public interface Exchange {
+
+    /** A part of the request body; the exchange owns it and must release it. The last one is a LastHttpContent. */
+    void onContent(HttpContent content);
+
+    /** The client went away before the response was complete: release what is held and cancel upstream work. */
+    default void onClientClosed() {}
+}

@@ -1,0 +1,6 @@
+package io.portico.route;
+
+import io.portico.config.LocationConfig;
+
+/** A location as the router matched it: its config and the responder that answers it. */
+public record Route(LocationConfig location, Responder responder) {}
