@@ -86,7 +86,7 @@ public final class DemoAppCommand implements Callable<Integer> {
             String host = inet.getHostString();
             return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + inet.getPort();
         }
-        return "unix:" + app.localAddress().toString().replaceFirst("^unix:", "");
+        return "unix:" + app.localAddress(); // a DomainSocketAddress prints as its path
     }
 
     /** Parses {@code HOST:PORT}, {@code [V6]:PORT}, {@code *:PORT} or {@code unix:PATH}. */

@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -88,7 +89,7 @@ public final class DemoApp implements AutoCloseable {
 
     private static String bindFailure(SocketAddress address, Throwable cause) {
         String why = cause instanceof BindException
-                        || String.valueOf(cause.getMessage()).toLowerCase().contains("address already in use")
+                        || String.valueOf(cause.getMessage()).toLowerCase(Locale.ROOT).contains("address already in use")
                 ? "address already in use"
                 : String.valueOf(cause.getMessage());
         return "cannot listen on " + DemoListener.describe(address) + ": " + why;

@@ -8,6 +8,7 @@ import io.netty.handler.codec.DateFormatter;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
@@ -124,11 +125,18 @@ final class SyncWorkerHandler extends ChannelInboundHandlerAdapter {
         }
 
         private FullHttpResponse finish(FullHttpResponse response, boolean head, boolean close) {
-            response.setProtocolVersion(request.protocolVersion());
+            if (!request.decoderResult().isFailure()) {
+                response.setProtocolVersion(request.protocolVersion());
+            }
             response.headers()
                     .set(HttpHeaderNames.SERVER, "portico-demo-app")
                     .set(HttpHeaderNames.DATE, DateFormatter.format(new Date()));
-            HttpUtil.setKeepAlive(response, !close);
+            if (close) {
+                // Explicit even for HTTP/1.0, where it is the default: gunicorn says it, and clients are told.
+                response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            } else {
+                HttpUtil.setKeepAlive(response, true);
+            }
             if (!head) {
                 return response;
             }

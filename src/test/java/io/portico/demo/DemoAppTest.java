@@ -158,6 +158,41 @@ class DemoAppTest {
     }
 
     @Test
+    void aSlowReaderHoldsItsWorkerLikeASyncWorkerBlockedInSend() throws Exception {
+        start(1, false);
+        SyncWorkers workers = app.workers();
+        try (Socket slow = connect()) {
+            slow.getOutputStream().write(RawHttp.request("GET", "/big?kb=16384")); // far more than socket buffers
+            await().atMost(Duration.ofSeconds(10)).until(() -> workers.inService() == 1);
+            CompletableFuture<HttpResponse<String>> next = client.sendAsync(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port() + "/health")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            await().atMost(Duration.ofSeconds(10)).until(() -> workers.waiting() == 1);
+            assertThat(next).isNotDone();
+            assertThat(workers.completed()).isZero();
+            RawHttp.Response big = RawHttp.read(slow.getInputStream(), false);
+            assertThat(big.body()).hasSize(16384 * 1024);
+            assertThat(next.get().body()).isEqualTo("ok");
+        }
+    }
+
+    @Test
+    void malformedAndOversizedRequestsAreRefused() throws Exception {
+        start(1, true);
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write("NONSENSE\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            RawHttp.Response response = RawHttp.read(socket.getInputStream(), false);
+            assertThat(response.status()).isEqualTo(400);
+            assertThat(response.header("connection")).isEqualTo("close");
+        }
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(RawHttp.request("POST", "/echo",
+                    "Content-Length: " + (DemoApp.MAX_REQUEST_BYTES + 1), "Connection: close"));
+            assertThat(RawHttp.read(socket.getInputStream(), false).status()).isEqualTo(413);
+        }
+    }
+
+    @Test
     void echoesAMebibyteIntact() throws Exception {
         start(2, false);
         byte[] body = new byte[1024 * 1024];
