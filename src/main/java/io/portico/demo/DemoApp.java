@@ -51,7 +51,10 @@ public final class DemoApp implements AutoCloseable {
 
     /** Binds and starts serving; blocks until bound, so call it off any event loop. */
     public static DemoApp start(DemoAppConfig config) throws DemoAppStartException {
-        DemoListener listener = DemoListener.of(config);
+        return start(config, DemoListener.of(config));
+    }
+
+    static DemoApp start(DemoAppConfig config, DemoListener listener) throws DemoAppStartException {
         SyncWorkers workers = new SyncWorkers(config.workers());
         DemoEndpoints endpoints = new DemoEndpoints(new DemoFiles(config.root()));
         // One loop is plenty: the sync workers, not the sockets, are what this server is made to be limited by.
@@ -88,10 +91,11 @@ public final class DemoApp implements AutoCloseable {
     }
 
     private static String bindFailure(SocketAddress address, Throwable cause) {
-        String why = cause instanceof BindException
-                        || String.valueOf(cause.getMessage()).toLowerCase(Locale.ROOT).contains("address already in use")
-                ? "address already in use"
-                : String.valueOf(cause.getMessage());
+        String message = String.valueOf(cause.getMessage());
+        // NIO throws BindException; epoll a NativeIoException whose message carries strerror(EADDRINUSE).
+        boolean inUse = cause instanceof BindException
+                || message.toLowerCase(Locale.ROOT).contains("address already in use");
+        String why = inUse ? "address already in use" : message;
         return "cannot listen on " + DemoListener.describe(address) + ": " + why;
     }
 

@@ -62,7 +62,8 @@ final class DemoFiles {
         } catch (AccessDeniedException e) {
             return DemoResponses.text(HttpResponseStatus.FORBIDDEN, "403 Forbidden\n");
         } catch (IOException e) {
-            return DemoResponses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "500 " + e.getClass().getSimpleName() + "\n");
+            String why = e.getClass().getSimpleName();
+            return DemoResponses.text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "500 " + why + "\n");
         }
     }
 

@@ -25,7 +25,11 @@ record DemoListener(
         Optional<Path> unixSocket) {
 
     static DemoListener of(DemoAppConfig config) throws DemoAppStartException {
-        boolean epoll = Epoll.isAvailable();
+        return of(config, Epoll.isAvailable());
+    }
+
+    /** With {@code epoll} false, the NIO transport even where epoll is available: how tests reach the NIO path. */
+    static DemoListener of(DemoAppConfig config, boolean epoll) throws DemoAppStartException {
         IoHandlerFactory ioHandler = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         if (config.unixSocket().isPresent()) {
             Path path = config.unixSocket().get().toAbsolutePath();
@@ -33,7 +37,7 @@ record DemoListener(
                 throw new DemoAppStartException(String.format(
                         "cannot listen on unix:%s: unix sockets need the native epoll transport, which is not"
                                 + " available here (%s); listen on HOST:PORT instead",
-                        path, Epoll.unavailabilityCause()));
+                        path, Epoll.isAvailable() ? "not chosen" : Epoll.unavailabilityCause()));
             }
             return new DemoListener(
                     new DomainSocketAddress(path.toString()),

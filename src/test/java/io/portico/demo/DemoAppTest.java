@@ -237,6 +237,24 @@ class DemoAppTest {
     }
 
     @Test
+    void servesOnNioTooAndRefusesUnixSocketsThereWithAClearMessage() throws Exception {
+        DemoAppConfig tcp = new DemoAppConfig(true, new ListenAddress("127.0.0.1", 0), 1, false, root);
+        app = DemoApp.start(tcp, DemoListener.of(tcp, false));
+        assertThat(get("/").body()).isEqualTo("Hello, World!");
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            DemoAppConfig inUse = new DemoAppConfig(
+                    true, new ListenAddress("127.0.0.1", taken.getLocalPort()), 1, false, root);
+            assertThatThrownBy(() -> DemoApp.start(inUse, DemoListener.of(inUse, false)))
+                    .hasMessageEndingWith(": address already in use");
+        }
+        DemoAppConfig unix = new DemoAppConfig(true, null, 1, false, root, Optional.of(dir.resolve("app.sock")));
+        assertThatThrownBy(() -> DemoListener.of(unix, false))
+                .isInstanceOf(DemoAppStartException.class)
+                .hasMessageContaining("unix sockets need the native epoll transport")
+                .hasMessageContaining("listen on HOST:PORT instead");
+    }
+
+    @Test
     void aPortInUseIsAClearStartFailure() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             DemoAppConfig config = new DemoAppConfig(
