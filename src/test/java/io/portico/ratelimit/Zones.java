@@ -30,6 +30,16 @@ final class Zones {
                 z.status(), z.maxClients(), true, z.ipv6Prefix(), z.headers());
     }
 
+    static RateLimitZoneConfig named(RateLimitZoneConfig z, String name, String key) {
+        return new RateLimitZoneConfig(name, key, z.requests(), z.per(), z.burst(), z.nodelay(), z.delay(),
+                z.status(), z.maxClients(), z.dryRun(), z.ipv6Prefix(), z.headers());
+    }
+
+    static RateLimitZoneConfig withoutHeaders(RateLimitZoneConfig z) {
+        return new RateLimitZoneConfig(z.name(), z.key(), z.requests(), z.per(), z.burst(), z.nodelay(), z.delay(),
+                z.status(), z.maxClients(), z.dryRun(), z.ipv6Prefix(), false);
+    }
+
     static final Duration SECOND = Duration.ofSeconds(1);
     static final Duration MINUTE = Duration.ofMinutes(1);
 }
