@@ -5,7 +5,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -128,10 +130,15 @@ final class RateLimitHandler extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof LastHttpContent) { // also a FullHttpResponse: the exchange is complete
+        if (msg instanceof LastHttpContent && !informational(msg)) { // also a FullHttpResponse
             endExchange();
         }
         ctx.write(msg, promise);
+    }
+
+    /** A {@code 100 Continue} is a full response that does not end the exchange. */
+    private static boolean informational(Object msg) {
+        return msg instanceof HttpResponse response && response.status().codeClass() == HttpStatusClass.INFORMATIONAL;
     }
 
     @Override
