@@ -1,0 +1,92 @@
+package io.portico.ratelimit;
+
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpVersion;
+import io.portico.config.RateLimitZoneConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+
+/**
+ * The decision hot path: find the client's state among 100,000 known clients and charge it (target: under
+ * 200 ns). {@code keyAndTake} adds building the key from the request, as the handler does.
+ *
+ * <p>Run: {@code mvn -q -o test-compile && java -cp target/test-classes:target/classes:$(cat cp.txt)
+ * io.portico.ratelimit.ZoneDecisionBenchmark} (cp.txt from {@code mvn dependency:build-classpath}).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = "-Xmx1g")
+public class ZoneDecisionBenchmark {
+    private static final int CLIENTS = 100_000;
+
+    @Param({"COMPACT", "BUCKET4J"})
+    String store;
+
+    private ZoneStore zone;
+    private Long[] keys;
+    private RequestKey requestKey;
+    private FakeClient[] clients;
+    private HttpRequest request;
+
+    @Setup
+    public void setUp() {
+        RateLimitZoneConfig config = new RateLimitZoneConfig(
+                "allips", "client-ip", 50, Duration.ofSeconds(1), 20, true, 0, 429, 1_000_000, false, 64, true);
+        zone = StoreKind.valueOf(store).create(config, NanoClock.SYSTEM);
+        keys = new Long[CLIENTS];
+        clients = new FakeClient[1024];
+        EmbeddedChannel channel = new EmbeddedChannel();
+        for (int i = 0; i < CLIENTS; i++) {
+            keys[i] = 0x0a000000L + i * 7919L % 0xffffff;
+            zone.take(keys[i], System.nanoTime());
+        }
+        for (int i = 0; i < clients.length; i++) {
+            String ip = "10." + (i >> 8) + "." + (i & 0xff) + ".1";
+            clients[i] = new FakeClient(channel, Configs.location(List.of(), List.of()), ip);
+        }
+        requestKey = RequestKey.parse("allips", "client-ip", 64);
+        request = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/");
+    }
+
+    @State(Scope.Thread)
+    public static class Cursor {
+        int next;
+    }
+
+    @Benchmark
+    public long take(Cursor cursor) {
+        int i = cursor.next = (cursor.next + 1) % CLIENTS;
+        return zone.take(keys[i], System.nanoTime());
+    }
+
+    @Benchmark
+    public long keyAndTake(Cursor cursor) {
+        int i = cursor.next = (cursor.next + 1) & 1023;
+        return zone.take(requestKey.of(clients[i], request), System.nanoTime());
+    }
+
+    public static void main(String[] args) throws RunnerException {
+        new Runner(new OptionsBuilder().include(ZoneDecisionBenchmark.class.getSimpleName()).build()).run();
+    }
+}
