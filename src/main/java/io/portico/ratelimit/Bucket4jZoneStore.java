@@ -37,7 +37,7 @@ final class Bucket4jZoneStore implements ZoneStore {
     private final Bandwidth limit;
     private final TimeMeter time;
     private final long maxWaitNanos;
-    private final Cache<Object, LocalBucket> buckets;
+    private final Cache<ClientKey, LocalBucket> buckets;
     private final LongAdder evictions = new LongAdder();
 
     Bucket4jZoneStore(RateLimitZoneConfig zone, ZoneShape shape, NanoClock clock, Executor maintenance) {
@@ -60,7 +60,7 @@ final class Bucket4jZoneStore implements ZoneStore {
                 .expireAfterAccess(Duration.ofNanos(shape.forgetAfterNanos()))
                 .ticker(clock::nanoTime)
                 .executor(maintenance)
-                .evictionListener((Object key, LocalBucket bucket, RemovalCause cause) -> {
+                .evictionListener((ClientKey key, LocalBucket bucket, RemovalCause cause) -> {
                     if (cause == RemovalCause.SIZE) {
                         evictions.increment();
                     }
@@ -68,7 +68,7 @@ final class Bucket4jZoneStore implements ZoneStore {
                 .build();
     }
 
-    private LocalBucket newBucket(Object key) {
+    private LocalBucket newBucket(ClientKey key) {
         return Bucket.builder()
                 .addLimit(limit)
                 .withCustomTimePrecision(time)
@@ -77,7 +77,7 @@ final class Bucket4jZoneStore implements ZoneStore {
     }
 
     @Override
-    public long take(Object key, long nowNanos) {
+    public long take(ClientKey key, long nowNanos) {
         LocalBucket bucket = buckets.get(key, this::newBucket);
         if (maxWaitNanos == 0) {
             ConsumptionProbe probe = bucket.tryConsumeAndReturnRemaining(1);
@@ -102,7 +102,7 @@ final class Bucket4jZoneStore implements ZoneStore {
     }
 
     @Override
-    public void giveBack(Object key, long nowNanos) {
+    public void giveBack(ClientKey key, long nowNanos) {
         LocalBucket bucket = buckets.getIfPresent(key);
         if (bucket != null) {
             bucket.addTokens(1);

@@ -15,7 +15,7 @@ final class ConnZone {
     final HttpResponseStatus status;
     final String notePassed;
     final String noteRejected;
-    private final ConcurrentHashMap<Object, Integer> inProgress = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<ClientKey, Integer> inProgress = new ConcurrentHashMap<>();
 
     ConnZone(LimitConnConfig config) {
         this.config = config;
@@ -27,7 +27,7 @@ final class ConnZone {
     }
 
     /** Counts one more request in progress for {@code key}, unless it already has {@code max}. */
-    boolean tryAcquire(Object key) {
+    boolean tryAcquire(ClientKey key) {
         boolean[] admitted = new boolean[1];
         inProgress.compute(key, (k, n) -> {
             int now = n == null ? 0 : n;
@@ -40,11 +40,11 @@ final class ConnZone {
         return admitted[0];
     }
 
-    void release(Object key) {
+    void release(ClientKey key) {
         inProgress.computeIfPresent(key, (k, n) -> n <= 1 ? null : n - 1);
     }
 
-    int inProgress(Object key) {
+    int inProgress(ClientKey key) {
         return inProgress.getOrDefault(key, 0);
     }
 }

@@ -15,7 +15,7 @@ import java.util.List;
 final class LocationLimits {
 
     /** A limit-conn slot held by the exchange in progress. */
-    record Lease(ConnZone zone, Object key) {
+    record Lease(ConnZone zone, ClientKey key) {
         void release() {
             zone.release(key);
         }
@@ -54,7 +54,7 @@ final class LocationLimits {
         if (rate.length == 0) {
             return RateVerdict.UNLIMITED;
         }
-        Object[] keys = new Object[rate.length];
+        ClientKey[] keys = new ClientKey[rate.length];
         long[] verdicts = new long[rate.length];
         for (int i = 0; i < rate.length; i++) {
             RateZone zone = rate[i];
@@ -109,7 +109,7 @@ final class LocationLimits {
     ConnZone acquireConnections(ClientExchange client, HttpRequest request, List<Lease> leases) {
         int before = leases.size();
         for (ConnZone zone : conn) {
-            Object key = zone.key.of(client, request);
+            ClientKey key = zone.key.of(client, request);
             if (key == null) {
                 continue;
             }

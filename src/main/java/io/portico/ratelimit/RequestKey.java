@@ -14,17 +14,14 @@ import java.util.Locale;
  * What a zone counts requests by: {@code client-ip}, {@code path}, {@code host}, {@code header:NAME}, or parts
  * joined by {@code +} such as {@code client-ip+path}. Like nginx, a request whose key is empty is not limited.
  *
- * <p>A key of just {@code client-ip} is a boxed {@code long} for IPv4 (small, and cheap to hash) and an
- * {@link Ipv6Key} of the address masked to the zone's IPv6 prefix, since one IPv6 client usually owns a whole /64.
+ * <p>A key of just {@code client-ip} is the IPv4 address as an int, or the IPv6 address masked to the zone's
+ * IPv6 prefix, since one IPv6 client usually owns a whole /64.
  */
 final class RequestKey {
 
     private enum Kind { CLIENT_IP, PATH, HOST, HEADER }
 
     private record Part(Kind kind, String header) {}
-
-    /** An IPv6 client's key: its address masked to the prefix. */
-    record Ipv6Key(long high, long low) {}
 
     private final String spec;
     private final List<Part> parts;
@@ -61,7 +58,7 @@ final class RequestKey {
     }
 
     /** The key of this request, or null when it is empty (the request is not limited). */
-    Object of(ClientExchange client, HttpRequest request) {
+    ClientKey of(ClientExchange client, HttpRequest request) {
         if (parts.size() == 1 && parts.get(0).kind() == Kind.CLIENT_IP) {
             return address(client.clientAddress());
         }
@@ -75,13 +72,13 @@ final class RequestKey {
             empty &= value.isEmpty();
             key.append(value);
         }
-        return empty ? null : key.toString();
+        return empty ? null : ClientKey.text(key.toString());
     }
 
     private String text(Part part, ClientExchange client, HttpRequest request) {
         return switch (part.kind()) {
             case CLIENT_IP -> {
-                Object address = address(client.clientAddress());
+                ClientKey address = address(client.clientAddress());
                 yield address == null ? "" : address.toString();
             }
             case PATH -> client.rawPath() == null ? "" : client.rawPath();
@@ -90,14 +87,15 @@ final class RequestKey {
         };
     }
 
-    private Object address(InetSocketAddress socket) {
+    private ClientKey address(InetSocketAddress socket) {
         InetAddress address = socket == null ? null : socket.getAddress();
         if (address == null) {
             return null;
         }
         byte[] bytes = address.getAddress();
         if (address instanceof Inet4Address) {
-            return ((bytes[0] & 0xffL) << 24) | ((bytes[1] & 0xffL) << 16) | ((bytes[2] & 0xffL) << 8) | (bytes[3] & 0xffL);
+            return ClientKey.ipv4(((bytes[0] & 0xff) << 24) | ((bytes[1] & 0xff) << 16) | ((bytes[2] & 0xff) << 8)
+                    | (bytes[3] & 0xff));
         }
         long high = 0;
         long low = 0;
@@ -105,7 +103,7 @@ final class RequestKey {
             high = (high << 8) | (bytes[i] & 0xffL);
             low = (low << 8) | (bytes[i + 8] & 0xffL);
         }
-        return new Ipv6Key(high & mask(ipv6Prefix), low & mask(ipv6Prefix - 64));
+        return ClientKey.ipv6(high & mask(ipv6Prefix), low & mask(ipv6Prefix - 64));
     }
 
     private static long mask(int bits) {

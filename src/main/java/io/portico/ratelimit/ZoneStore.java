@@ -11,10 +11,10 @@ package io.portico.ratelimit;
 interface ZoneStore {
 
     /** Admits and charges one request of {@code key} at {@code nowNanos}, or rejects it without charging. */
-    long take(Object key, long nowNanos);
+    long take(ClientKey key, long nowNanos);
 
     /** Undoes a {@link #take} that admitted {@code key}: another zone rejected the same request. */
-    void giveBack(Object key, long nowNanos);
+    void giveBack(ClientKey key, long nowNanos);
 
     /** Keys currently held (an estimate). */
     long size();

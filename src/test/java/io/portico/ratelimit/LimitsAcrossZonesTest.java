@@ -109,7 +109,7 @@ class LimitsAcrossZonesTest {
         assertThat(send(first, request("a"))).as("the second connection closed").isEqualTo(200);
         first.writeOutbound(new DefaultLastHttpContent());
         ReferenceCountUtil.release(first.readOutbound());
-        assertThat(limits.connZone("perip").inProgress(0x7f000001L)).isZero();
+        assertThat(limits.connZone("perip").inProgress(ClientKey.ipv4(0x7f000001))).isZero();
         assertThat(limits.limitConnCounters().get("perip").rejected()).isEqualTo(3);
 
         assertThat(first.finishAndReleaseAll()).isFalse();

@@ -15,14 +15,14 @@ class RequestKeyTest {
     private final EmbeddedChannel channel = new EmbeddedChannel();
     private final HttpRequest request = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/a");
 
-    private Object key(String spec, int ipv6Prefix, String ip) {
+    private ClientKey key(String spec, int ipv6Prefix, String ip) {
         FakeClient client = new FakeClient(channel, Configs.location(List.of(), List.of()), ip).path("/a");
         return RequestKey.parse("rate-limits.z", spec, ipv6Prefix).of(client, request);
     }
 
     @Test
-    void ipv4IsOneLong() {
-        assertThat(key("client-ip", 64, "127.0.0.1")).isEqualTo(0x7f000001L);
+    void ipv4IsOneInt() {
+        assertThat(key("client-ip", 64, "127.0.0.1")).isEqualTo(ClientKey.ipv4(0x7f000001));
     }
 
     @Test
@@ -36,9 +36,9 @@ class RequestKeyTest {
     @Test
     void partsCombine() {
         request.headers().set("X-Api-Key", "secret");
-        assertThat(key("client-ip+path", 64, "127.0.0.1")).isEqualTo("2130706433\n/a");
-        assertThat(key("header:X-Api-Key", 64, "127.0.0.1")).isEqualTo("secret");
-        assertThat(key("header:X-Api-Key+path", 64, "127.0.0.1")).isEqualTo("secret\n/a");
+        assertThat(key("client-ip+path", 64, "127.0.0.1")).isEqualTo(ClientKey.text("127.0.0.1\n/a"));
+        assertThat(key("header:X-Api-Key", 64, "127.0.0.1")).isEqualTo(ClientKey.text("secret"));
+        assertThat(key("header:X-Api-Key+path", 64, "127.0.0.1")).isEqualTo(ClientKey.text("secret\n/a"));
     }
 
     @Test

@@ -36,7 +36,7 @@ class ZoneConcurrencyTest {
             for (int i = 0; i < THREADS; i++) {
                 results.add(threads.submit(() -> {
                     start.await();
-                    return store.take(0x7f000001L, clock.nanoTime()) >= 0;
+                    return store.take(ClientKey.ipv4(0x7f000001), clock.nanoTime()) >= 0;
                 }));
             }
             int passed = 0;

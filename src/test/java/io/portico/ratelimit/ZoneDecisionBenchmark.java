@@ -44,7 +44,7 @@ public class ZoneDecisionBenchmark {
     String store;
 
     private ZoneStore zone;
-    private Long[] keys;
+    private ClientKey[] keys;
     private RequestKey requestKey;
     private FakeClient[] clients;
     private HttpRequest request;
@@ -54,11 +54,11 @@ public class ZoneDecisionBenchmark {
         RateLimitZoneConfig config = new RateLimitZoneConfig(
                 "allips", "client-ip", 50, Duration.ofSeconds(1), 20, true, 0, 429, 1_000_000, false, 64, true);
         zone = StoreKind.valueOf(store).create(config, NanoClock.SYSTEM);
-        keys = new Long[CLIENTS];
+        keys = new ClientKey[CLIENTS];
         clients = new FakeClient[1024];
         EmbeddedChannel channel = new EmbeddedChannel();
         for (int i = 0; i < CLIENTS; i++) {
-            keys[i] = 0x0a000000L + i * 7919L % 0xffffff;
+            keys[i] = ClientKey.ipv4(0x0a000000 + i * 7919 % 0xffffff);
             zone.take(keys[i], System.nanoTime());
         }
         for (int i = 0; i < clients.length; i++) {

@@ -45,7 +45,7 @@ public class ZoneMemoryBenchmark {
         long now = System.nanoTime();
         ZoneStore zone = kind.create(zone(), () -> now); // frozen: nobody expires while we count
         for (int i = 0; i < CLIENTS; i++) {
-            zone.take(0x0a000000L + i, now);
+            zone.take(ClientKey.ipv4(0x0a000000 + i), now);
         }
         zone.cleanUp();
         return zone;

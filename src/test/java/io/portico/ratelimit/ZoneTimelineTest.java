@@ -13,7 +13,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /** nginx limit_req timelines, request for request, at the store level ("n @t": n requests at t ms, one client). */
 class ZoneTimelineTest {
-    private static final Object CLIENT = 0x7f000001L;
+    private static final ClientKey CLIENT = ClientKey.ipv4(0x7f000001);
     private static final long REJECTED = -1;
 
     private final ManualClock clock = new ManualClock();
@@ -23,7 +23,7 @@ class ZoneTimelineTest {
     }
 
     /** n requests at t ms: each one's wait in ms (0 = at once), or REJECTED. */
-    private List<Long> at(ZoneStore store, Object key, long millis, int n) {
+    private List<Long> at(ZoneStore store, ClientKey key, long millis, int n) {
         clock.atMillis(millis);
         List<Long> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -33,11 +33,11 @@ class ZoneTimelineTest {
         return out;
     }
 
-    private int passed(ZoneStore store, Object key, long millis, int n) {
+    private int passed(ZoneStore store, ClientKey key, long millis, int n) {
         return (int) at(store, key, millis, n).stream().filter(w -> w >= 0).count();
     }
 
-    private int everyMillis(ZoneStore store, Object key, long step, int n) {
+    private int everyMillis(ZoneStore store, ClientKey key, long step, int n) {
         int passed = 0;
         for (int i = 0; i < n; i++) {
             passed += passed(store, key, i * step, 1);
@@ -107,8 +107,8 @@ class ZoneTimelineTest {
     @EnumSource(StoreKind.class)
     void clientsHaveSeparateBuckets(StoreKind kind) {
         ZoneStore store = store(kind, Zones.nodelay(10, SECOND, 5));
-        Object first = 0x7f000001L;
-        Object second = 0x7f000002L;
+        ClientKey first = ClientKey.ipv4(0x7f000001);
+        ClientKey second = ClientKey.ipv4(0x7f000002);
         assertThat(passed(store, first, 0, 20)).isEqualTo(6);
         assertThat(passed(store, second, 0, 20)).isEqualTo(6);
     }
