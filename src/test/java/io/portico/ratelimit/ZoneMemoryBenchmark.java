@@ -15,6 +15,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.CommandLineOptionException;
+import org.openjdk.jmh.runner.options.CommandLineOptions;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
@@ -66,7 +68,7 @@ public class ZoneMemoryBenchmark {
         return used;
     }
 
-    public static void main(String[] args) throws RunnerException {
+    public static void main(String[] args) throws RunnerException, CommandLineOptionException {
         for (StoreKind kind : StoreKind.values()) {
             fill(kind); // warm the code and the sizing of the heap
             long before = usedAfterGc();
@@ -76,7 +78,10 @@ public class ZoneMemoryBenchmark {
                     kind, zone.size(), (after - before) / (double) CLIENTS);
         }
         if (args.length == 0 || !args[0].equals("--memory-only")) {
-            new Runner(new OptionsBuilder().include(ZoneMemoryBenchmark.class.getSimpleName()).build()).run();
+            new Runner(new OptionsBuilder()
+                    .parent(new CommandLineOptions(args))
+                    .include(ZoneMemoryBenchmark.class.getSimpleName())
+                    .build()).run();
         }
     }
 }
