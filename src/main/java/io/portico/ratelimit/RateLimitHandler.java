@@ -59,7 +59,8 @@ final class RateLimitHandler extends ChannelDuplexHandler {
 
     private void onRequest(ChannelHandlerContext ctx, HttpRequest request) {
         ClientExchange client = ctx.channel().attr(ClientExchange.KEY).get();
-        LocationLimits location = client == null ? null : limits.forLocation(client.route().location());
+        LocationLimits location =
+                client == null || client.route() == null ? null : limits.forLocation(client.route().location());
         if (location == null || location.limitsNothing() || location.unlimited(client)) {
             ctx.fireChannelRead(request);
             return;

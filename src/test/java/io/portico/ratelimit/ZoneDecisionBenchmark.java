@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.portico.config.RateLimitZoneConfig;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -59,7 +60,8 @@ public class ZoneDecisionBenchmark {
         // Long enough a memory (100 s) that no client expires while the benchmark cycles through them all.
         RateLimitZoneConfig config = new RateLimitZoneConfig(
                 "allips", "client-ip", 1000, Duration.ofSeconds(1), 100_000, true, 0, 429, 1_000_000, false, 64, true);
-        zone = StoreKind.valueOf(store).create(config, NanoClock.SYSTEM);
+        // As in production (RateLimits.create): cache maintenance off the request thread.
+        zone = StoreKind.valueOf(store).create(config, NanoClock.SYSTEM, ForkJoinPool.commonPool());
         keys = new ClientKey[clients];
         requests = new FakeClient[1024];
         EmbeddedChannel channel = new EmbeddedChannel();
