@@ -7,18 +7,24 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.portico.config.LimitConnConfig;
 import io.portico.config.LocationConfig;
 import io.portico.config.RateLimitZoneConfig;
 import io.portico.route.ClientExchange;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Several zones on one location, and limit-conn: requests in progress per key. */
@@ -115,6 +121,36 @@ class LimitsAcrossZonesTest {
         assertThat(first.finishAndReleaseAll()).isFalse();
         assertThat(second.finishAndReleaseAll()).isFalse();
         elsewhere.finishAndReleaseAll();
+    }
+
+    @Test
+    void aDelayedRequestThatFindsItsConnectionLimitFullIsRejectedAndItsHeldBodyDrained() {
+        RateLimitZoneConfig slow = Zones.delayed(1, SECOND, 5, 0);
+        LimitConnConfig conn = new LimitConnConfig("perip", "client-ip", 1, 503);
+        LocationConfig location = Configs.location(List.of("allips"), List.of("perip"));
+        RateLimits limits = RateLimits.create(Configs.config(List.of(slow), List.of(conn), List.of(), location), clock);
+        EmbeddedChannel busy = channel(limits, location, "127.0.0.1");
+        EmbeddedChannel waiting = channel(limits, location, "127.0.0.1");
+        assertThat(send(busy, request("a"))).isEqualTo(200);
+
+        HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/");
+        HttpContent body = new DefaultHttpContent(Unpooled.copiedBuffer(new byte[] {1, 2, 3}));
+        LastHttpContent end = new DefaultLastHttpContent(Unpooled.copiedBuffer(new byte[] {4}));
+        waiting.writeInbound(head, body, end);
+        assertThat((Object) waiting.readOutbound()).isNull();
+        waiting.advanceTimeBy(1, TimeUnit.SECONDS);
+        waiting.runScheduledPendingTasks();
+
+        FullHttpResponse response = waiting.readOutbound();
+        assertThat(response.status().code()).isEqualTo(503);
+        response.release();
+        assertThat((Object) waiting.readInbound()).isNull();
+        assertThat(body.refCnt()).isZero();
+        assertThat(end.refCnt()).isZero();
+        assertThat(client(waiting).log().note()).isEqualTo("limit=allips:delayed limit-conn=perip:rejected");
+        assertThat(waiting.config().isAutoRead()).isTrue();
+        assertThat(busy.finishAndReleaseAll()).isFalse();
+        assertThat(waiting.finishAndReleaseAll()).isFalse();
     }
 
     private static FakeClient client(EmbeddedChannel channel) {
