@@ -137,14 +137,14 @@ class LimitsAcrossZonesTest {
         HttpContent body = new DefaultHttpContent(Unpooled.copiedBuffer(new byte[] {1, 2, 3}));
         LastHttpContent end = new DefaultLastHttpContent(Unpooled.copiedBuffer(new byte[] {4}));
         waiting.writeInbound(head, body, end);
-        assertThat((Object) waiting.readOutbound()).isNull();
+        assertThat(outbound(waiting)).isNull();
         waiting.advanceTimeBy(1, TimeUnit.SECONDS);
         waiting.runScheduledPendingTasks();
 
         FullHttpResponse response = waiting.readOutbound();
         assertThat(response.status().code()).isEqualTo(503);
         response.release();
-        assertThat((Object) waiting.readInbound()).isNull();
+        assertThat(inbound(waiting)).isNull();
         assertThat(body.refCnt()).isZero();
         assertThat(end.refCnt()).isZero();
         assertThat(client(waiting).log().note()).isEqualTo("limit=allips:delayed limit-conn=perip:rejected");
@@ -155,5 +155,13 @@ class LimitsAcrossZonesTest {
 
     private static FakeClient client(EmbeddedChannel channel) {
         return (FakeClient) channel.attr(ClientExchange.KEY).get();
+    }
+
+    private static Object inbound(EmbeddedChannel channel) {
+        return channel.readInbound();
+    }
+
+    private static Object outbound(EmbeddedChannel channel) {
+        return channel.readOutbound();
     }
 }

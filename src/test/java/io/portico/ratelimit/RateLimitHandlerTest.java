@@ -75,9 +75,9 @@ class RateLimitHandlerTest {
         LastHttpContent end = last("!");
         channel.writeInbound(head, body, end);
 
-        assertThat((Object) channel.readInbound()).isSameAs(head);
-        assertThat((Object) channel.readInbound()).isSameAs(body);
-        assertThat((Object) channel.readInbound()).isSameAs(end);
+        assertThat(inbound(channel)).isSameAs(head);
+        assertThat(inbound(channel)).isSameAs(body);
+        assertThat(inbound(channel)).isSameAs(end);
         assertThat(client(channel).log().note()).isEqualTo("limit=allips:passed");
         assertThat(limits.rateLimitCounters().get("allips").passed()).isEqualTo(1);
         body.release();
@@ -94,21 +94,21 @@ class RateLimitHandlerTest {
         HttpRequest head = head();
         HttpContent body = chunk("hello");
         channel.writeInbound(head, body);
-        assertThat((Object) channel.readInbound()).isNull();
+        assertThat(inbound(channel)).isNull();
         assertThat(channel.config().isAutoRead()).isFalse();
         LastHttpContent end = last("!");
         channel.writeInbound(end);
-        assertThat((Object) channel.readInbound()).isNull();
+        assertThat(inbound(channel)).isNull();
 
         channel.advanceTimeBy(999, TimeUnit.MILLISECONDS);
         channel.runScheduledPendingTasks();
-        assertThat((Object) channel.readInbound()).isNull();
+        assertThat(inbound(channel)).isNull();
         channel.advanceTimeBy(1, TimeUnit.MILLISECONDS);
         channel.runScheduledPendingTasks();
 
-        assertThat((Object) channel.readInbound()).isSameAs(head);
-        assertThat((Object) channel.readInbound()).isSameAs(body);
-        assertThat((Object) channel.readInbound()).isSameAs(end);
+        assertThat(inbound(channel)).isSameAs(head);
+        assertThat(inbound(channel)).isSameAs(body);
+        assertThat(inbound(channel)).isSameAs(end);
         assertThat(channel.config().isAutoRead()).isTrue();
         assertThat(client(channel).log().note()).isEqualTo("limit=allips:delayed");
         assertThat(limits.rateLimitCounters().get("allips").delayed()).isEqualTo(1);
@@ -131,7 +131,7 @@ class RateLimitHandlerTest {
         FullHttpResponse response = channel.readOutbound();
         channel.writeInbound(body, end);
 
-        assertThat((Object) channel.readInbound()).isNull();
+        assertThat(inbound(channel)).isNull();
         assertThat(body.refCnt()).isZero();
         assertThat(end.refCnt()).isZero();
         assertThat(response.status().code()).isEqualTo(429);
@@ -175,7 +175,7 @@ class RateLimitHandlerTest {
         assertThat(body.refCnt()).isZero();
         channel.advanceTimeBy(5, TimeUnit.SECONDS);
         channel.runPendingTasks();
-        assertThat((Object) channel.readInbound()).isNull();
+        assertThat(inbound(channel)).isNull();
         assertThat(channel.finishAndReleaseAll()).isFalse();
     }
 
@@ -202,7 +202,7 @@ class RateLimitHandlerTest {
         for (int i = 0; i < 3; i++) {
             assertThat(sendAndCountForwarded(channel)).isEqualTo(3);
         }
-        assertThat((Object) channel.readOutbound()).isNull();
+        assertThat(outbound(channel)).isNull();
         assertThat(client(channel).log().note()).isEqualTo("limit=allips:dry-run");
         ZoneCounters counters = limits.rateLimitCounters().get("allips");
         assertThat(counters.passed()).isEqualTo(1);
@@ -210,5 +210,13 @@ class RateLimitHandlerTest {
         assertThat(counters.rejected()).isEqualTo(1);
         assertThat(counters.dryRun()).isEqualTo(2);
         assertThat(channel.finishAndReleaseAll()).isFalse();
+    }
+
+    private static Object inbound(EmbeddedChannel channel) {
+        return channel.readInbound();
+    }
+
+    private static Object outbound(EmbeddedChannel channel) {
+        return channel.readOutbound();
     }
 }
