@@ -3,6 +3,7 @@ package io.portico.ratelimit;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
@@ -77,6 +78,7 @@ final class FakeClient implements ClientExchange {
         if (headers != null) {
             response.headers().add(headers);
         }
+        response.headers().set(HttpHeaderNames.CONTENT_LENGTH, 0);
         channel.writeAndFlush(response);
     }
 }
