@@ -3,6 +3,7 @@ package io.portico.ratelimit;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
+import com.github.benmanes.caffeine.cache.Scheduler;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -52,8 +53,14 @@ final class CompactZoneStore implements ZoneStore {
     private final LongAdder evictions = new LongAdder();
 
     CompactZoneStore(ZoneShape shape, long maxClients, NanoClock clock, Executor maintenance) {
+        this(shape, maxClients, clock, maintenance, Scheduler.disabledScheduler());
+    }
+
+    /** {@code sweeper} removes expired clients of a zone that gets no traffic (production: the system scheduler). */
+    CompactZoneStore(ZoneShape shape, long maxClients, NanoClock clock, Executor maintenance, Scheduler sweeper) {
         this.shape = shape;
         this.slots = Caffeine.newBuilder()
+                .scheduler(sweeper)
                 .maximumSize(maxClients)
                 .expireAfterAccess(Duration.ofNanos(shape.forgetAfterNanos()))
                 .ticker(clock::nanoTime)

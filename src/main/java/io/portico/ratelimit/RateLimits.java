@@ -1,5 +1,6 @@
 package io.portico.ratelimit;
 
+import com.github.benmanes.caffeine.cache.Scheduler;
 import io.netty.channel.ChannelHandler;
 import io.portico.config.Cidr;
 import io.portico.config.LimitConnConfig;
@@ -26,13 +27,13 @@ public final class RateLimits {
     private final Map<LocationConfig, LocationLimits> byLocation = new IdentityHashMap<>();
     private final List<Cidr> allowUnlimited;
 
-    private RateLimits(PorticoConfig config, NanoClock clock, Executor maintenance) {
+    private RateLimits(PorticoConfig config, NanoClock clock, Executor maintenance, Scheduler sweeper) {
         this.clock = clock;
         this.allowUnlimited = orEmpty(config.allowUnlimited());
         for (RateLimitZoneConfig zone : orEmpty(config.rateLimits()).values()) {
             ZoneShape shape = ZoneShape.of(zone);
             rateZones.put(zone.name(), new RateZone(zone,
-                    new CompactZoneStore(shape, zone.maxClients(), clock, maintenance)));
+                    new CompactZoneStore(shape, zone.maxClients(), clock, maintenance, sweeper)));
         }
         for (LimitConnConfig zone : orEmpty(config.limitConn()).values()) {
             connZones.put(zone.name(), new ConnZone(zone));
@@ -42,14 +43,17 @@ public final class RateLimits {
         }
     }
 
-    /** The zones of {@code config} on the system clock; idle-key cleanup runs off the event loops. */
+    /**
+     * The zones of {@code config} on the system clock. Cache upkeep runs off the event loops (a sweep after a
+     * spray of addresses can expire many clients at once), and idle clients are swept even without traffic.
+     */
     public static RateLimits create(PorticoConfig config) {
-        return new RateLimits(config, NanoClock.SYSTEM, ForkJoinPool.commonPool());
+        return new RateLimits(config, NanoClock.SYSTEM, ForkJoinPool.commonPool(), Scheduler.systemScheduler());
     }
 
-    /** Tests: a manual clock, and cleanup on the calling thread so expiry and eviction are deterministic. */
+    /** Tests: a manual clock, and upkeep on the calling thread only, so expiry and eviction are deterministic. */
     static RateLimits create(PorticoConfig config, NanoClock clock) {
-        return new RateLimits(config, clock, Runnable::run);
+        return new RateLimits(config, clock, Runnable::run, Scheduler.disabledScheduler());
     }
 
     /** A new handler for one client channel; placed after routing, before the exchange handler. */
