@@ -3,8 +3,10 @@ package io.portico.ratelimit;
 import static io.portico.ratelimit.Zones.MINUTE;
 import static io.portico.ratelimit.Zones.SECOND;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.portico.config.LimitConnConfig;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ZoneDescriptionTest {
@@ -31,6 +33,22 @@ class ZoneDescriptionTest {
     void limitConn() {
         assertThat(ZoneDescription.of(new LimitConnConfig("perip", "client-ip", 10, 503)))
                 .isEqualTo("perip: at most 10 requests in progress per client-ip, the rest answered 503");
+    }
+
+    @Test
+    void everyZoneOfAConfigurationGetsALine() {
+        LimitConnConfig conn = new LimitConnConfig("perip", "client-ip", 10, 503);
+        RateLimits limits = RateLimits.create(Configs.config(List.of(Zones.nodelay(50, SECOND, 20)), List.of(conn),
+                List.of(), Configs.location(List.of("allips"), List.of("perip"))));
+        assertThat(limits.describe()).containsExactly(
+                ZoneDescription.of(Zones.nodelay(50, SECOND, 20)), ZoneDescription.of(conn));
+    }
+
+    @Test
+    void unknownZoneNamesAreRefused() {
+        assertThatThrownBy(() -> RateLimits.create(Configs.config(List.of(), List.of(), List.of(),
+                        Configs.location(List.of("nosuch"), List.of()))))
+                .hasMessage("rateLimits: nosuch (expected: a zone defined in rateLimits) in location /");
     }
 
     @Test
