@@ -1,0 +1,132 @@
+package io.portico.ratelimit;
+
+import io.netty.handler.codec.http.HttpRequest;
+import io.portico.config.Cidr;
+import io.portico.route.ClientExchange;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.List;
+
+/**
+ * The zones one location uses, in the order it names them. A request passes only if every zone lets it; a zone
+ * that rejects it makes the zones before it give their charge back, so a rejection charges none of them. The
+ * request waits for the longest delay any zone asks for (nginx does the same).
+ */
+final class LocationLimits {
+
+    /** A limit-conn slot held by the exchange in progress. */
+    record Lease(ConnZone zone, ClientKey key) {
+        void release() {
+            zone.release(key);
+        }
+    }
+
+    private final RateZone[] rate;
+    private final ConnZone[] conn;
+    private final List<Cidr> unlimited;
+
+    LocationLimits(List<RateZone> rate, List<ConnZone> conn, List<Cidr> unlimited) {
+        this.rate = rate.toArray(RateZone[]::new);
+        this.conn = conn.toArray(ConnZone[]::new);
+        this.unlimited = unlimited;
+    }
+
+    boolean limitsNothing() {
+        return rate.length == 0 && conn.length == 0;
+    }
+
+    /** Whether the client is in {@code allowUnlimited}, which no zone ever limits. */
+    boolean unlimited(ClientExchange client) {
+        InetSocketAddress socket = client.clientAddress();
+        InetAddress address = socket == null ? null : socket.getAddress();
+        if (address == null) {
+            return false;
+        }
+        for (Cidr cidr : unlimited) {
+            if (cidr.contains(address)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    RateVerdict checkRate(ClientExchange client, HttpRequest request, long now) {
+        if (rate.length == 0) {
+            return RateVerdict.UNLIMITED;
+        }
+        ClientKey[] keys = new ClientKey[rate.length];
+        long[] verdicts = new long[rate.length];
+        for (int i = 0; i < rate.length; i++) {
+            RateZone zone = rate[i];
+            keys[i] = zone.key.of(client, request);
+            if (keys[i] == null) {
+                continue;
+            }
+            verdicts[i] = zone.store.take(keys[i], now);
+            if (verdicts[i] < 0 && !zone.config.dryRun()) {
+                for (int j = 0; j < i; j++) {
+                    if (keys[j] != null && verdicts[j] >= 0) {
+                        rate[j].store.giveBack(keys[j], now);
+                    }
+                }
+                zone.counters.rejected.increment();
+                return new RateVerdict(0, zone, -verdicts[i], zone.noteRejected);
+            }
+        }
+        long delay = 0;
+        StringBuilder note = null;
+        for (int i = 0; i < rate.length; i++) {
+            if (keys[i] == null) {
+                continue;
+            }
+            String said = count(rate[i], verdicts[i]);
+            if (!rate[i].config.dryRun()) {
+                delay = Math.max(delay, verdicts[i]);
+            }
+            note = note == null ? new StringBuilder(said) : note.append(' ').append(said);
+        }
+        return new RateVerdict(delay, null, 0, note == null ? null : note.toString());
+    }
+
+    private static String count(RateZone zone, long verdict) {
+        ZoneCounters counters = zone.counters;
+        if (verdict == 0) {
+            counters.passed.increment();
+            return zone.notePassed;
+        }
+        (verdict > 0 ? counters.delayed : counters.rejected).increment();
+        if (zone.config.dryRun()) {
+            counters.dryRun.increment();
+            return zone.noteDryRun;
+        }
+        return zone.noteDelayed;
+    }
+
+    /**
+     * Takes a slot in every limit-conn zone into {@code leases}; on the first full zone, gives back the slots taken
+     * and returns that zone. Null means the request may proceed.
+     */
+    ConnZone acquireConnections(ClientExchange client, HttpRequest request, List<Lease> leases) {
+        int before = leases.size();
+        for (ConnZone zone : conn) {
+            ClientKey key = zone.key.of(client, request);
+            if (key == null) {
+                continue;
+            }
+            if (!zone.tryAcquire(key)) {
+                while (leases.size() > before) {
+                    leases.remove(leases.size() - 1).release();
+                }
+                zone.counters.rejected.increment();
+                return zone;
+            }
+            zone.counters.passed.increment();
+            leases.add(new Lease(zone, key));
+        }
+        return null;
+    }
+
+    boolean limitsConnections() {
+        return conn.length > 0;
+    }
+}

@@ -1,0 +1,179 @@
+package io.portico.ratelimit;
+
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.portico.route.ClientExchange;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Applies a location's rate-limit and limit-conn zones to each request of one client channel: forwards it,
+ * holds it (head and body) on the event loop's timer while it is delayed, or answers the zone's status and
+ * drains its body. The end of an exchange (a {@code LastHttpContent} written, or the channel closing) gives back
+ * its limit-conn slots. One instance per channel; every method runs on the channel's event loop.
+ */
+final class RateLimitHandler extends ChannelDuplexHandler {
+    private final RateLimits limits;
+    private final NanoClock clock;
+
+    /** The delayed request's head and the body parts that arrived meanwhile; null when nothing is delayed. */
+    private ArrayDeque<Object> held;
+    private ScheduledFuture<?> timer;
+    private Boolean autoReadBeforeHold;
+    private ClientExchange heldClient;
+    private LocationLimits heldLimits;
+    /** The body of a rejected request is dropped up to its LastHttpContent. */
+    private boolean draining;
+    private final List<LocationLimits.Lease> leases = new ArrayList<>(1);
+
+    RateLimitHandler(RateLimits limits, NanoClock clock) {
+        this.limits = limits;
+        this.clock = clock;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (held != null) {
+            held.add(msg);
+        } else if (msg instanceof HttpRequest request) {
+            draining = false;
+            onRequest(ctx, request);
+        } else if (draining) {
+            draining = !(msg instanceof LastHttpContent);
+            ReferenceCountUtil.release(msg);
+        } else {
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    private void onRequest(ChannelHandlerContext ctx, HttpRequest request) {
+        ClientExchange client = ctx.channel().attr(ClientExchange.KEY).get();
+        LocationLimits location =
+                client == null || client.route() == null ? null : limits.forLocation(client.route().location());
+        if (location == null || location.limitsNothing() || location.unlimited(client)) {
+            ctx.fireChannelRead(request);
+            return;
+        }
+        RateVerdict verdict = location.checkRate(client, request, clock.nanoTime());
+        if (verdict.note() != null) {
+            client.log().note(verdict.note());
+        }
+        if (verdict.rejected()) {
+            RateZone zone = verdict.rejectedBy();
+            reject(client, request, zone.status, zone.rejectionHeaders(verdict.retryNanos()));
+        } else if (verdict.delayNanos() > 0) {
+            hold(ctx, client, location, request, verdict.delayNanos());
+        } else {
+            admit(ctx, client, location, request);
+        }
+    }
+
+    private void admit(ChannelHandlerContext ctx, ClientExchange client, LocationLimits location, HttpRequest request) {
+        if (location.limitsConnections()) {
+            ConnZone full = location.acquireConnections(client, request, leases);
+            if (full != null) {
+                String note = client.log().note();
+                client.log().note("-".equals(note) ? full.noteRejected : note + ' ' + full.noteRejected);
+                reject(client, request, full.status, null);
+                return;
+            }
+        }
+        ctx.fireChannelRead(request);
+    }
+
+    private void reject(ClientExchange client, HttpRequest request, HttpResponseStatus status, HttpHeaders headers) {
+        draining = !(request instanceof LastHttpContent);
+        client.sendError(status, headers, false);
+        ReferenceCountUtil.release(request);
+    }
+
+    private void hold(ChannelHandlerContext ctx, ClientExchange client, LocationLimits location, HttpRequest request,
+            long delayNanos) {
+        held = new ArrayDeque<>(4);
+        held.add(request);
+        heldClient = client;
+        heldLimits = location;
+        if (autoReadBeforeHold == null) {
+            autoReadBeforeHold = ctx.channel().config().isAutoRead();
+        }
+        ctx.channel().config().setAutoRead(false); // the body waits in the socket, not in memory
+        timer = ctx.executor().schedule(() -> serveHeld(ctx), delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void serveHeld(ChannelHandlerContext ctx) {
+        ArrayDeque<Object> messages = held;
+        held = null;
+        timer = null;
+        ClientExchange client = heldClient;
+        LocationLimits location = heldLimits;
+        heldClient = null;
+        heldLimits = null;
+        admit(ctx, client, location, (HttpRequest) messages.poll());
+        for (Object msg = messages.poll(); msg != null; msg = messages.poll()) {
+            channelRead(ctx, msg);
+        }
+        if (held == null && autoReadBeforeHold != null) {
+            ctx.channel().config().setAutoRead(autoReadBeforeHold);
+            autoReadBeforeHold = null;
+        }
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (msg instanceof LastHttpContent && !informational(msg)) { // also a FullHttpResponse
+            endExchange();
+        }
+        ctx.write(msg, promise);
+    }
+
+    /** A {@code 100 Continue} is a full response that does not end the exchange. */
+    private static boolean informational(Object msg) {
+        return msg instanceof HttpResponse response && response.status().codeClass() == HttpStatusClass.INFORMATIONAL;
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        dropHeld();
+        endExchange();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        dropHeld();
+        endExchange();
+    }
+
+    private void dropHeld() {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+        if (held != null) {
+            for (Object msg : held) {
+                ReferenceCountUtil.release(msg);
+            }
+            held = null;
+        }
+        heldClient = null;
+        heldLimits = null;
+        draining = false;
+    }
+
+    private void endExchange() {
+        for (int i = leases.size() - 1; i >= 0; i--) {
+            leases.remove(i).release();
+        }
+    }
+}

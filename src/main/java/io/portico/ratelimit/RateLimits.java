@@ -1,0 +1,126 @@
+package io.portico.ratelimit;
+
+import com.github.benmanes.caffeine.cache.Scheduler;
+import io.netty.channel.ChannelHandler;
+import io.portico.config.Cidr;
+import io.portico.config.LimitConnConfig;
+import io.portico.config.LocationConfig;
+import io.portico.config.PorticoConfig;
+import io.portico.config.RateLimitZoneConfig;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+
+/**
+ * The rate-limit and limit-conn zones of a configuration, shared by every event loop, and the factory of the
+ * per-channel handler that applies them.
+ */
+public final class RateLimits {
+    private final NanoClock clock;
+    private final Map<String, RateZone> rateZones = new LinkedHashMap<>();
+    private final Map<String, ConnZone> connZones = new LinkedHashMap<>();
+    private final Map<LocationConfig, LocationLimits> byLocation = new IdentityHashMap<>();
+    private final List<Cidr> allowUnlimited;
+
+    private RateLimits(PorticoConfig config, NanoClock clock, Executor maintenance, Scheduler sweeper) {
+        this.clock = clock;
+        this.allowUnlimited = orEmpty(config.allowUnlimited());
+        for (RateLimitZoneConfig zone : orEmpty(config.rateLimits()).values()) {
+            ZoneShape shape = ZoneShape.of(zone);
+            rateZones.put(zone.name(), new RateZone(zone,
+                    new CompactZoneStore(shape, zone.maxClients(), clock, maintenance, sweeper)));
+        }
+        for (LimitConnConfig zone : orEmpty(config.limitConn()).values()) {
+            connZones.put(zone.name(), new ConnZone(zone));
+        }
+        for (LocationConfig location : orEmpty(config.locations())) {
+            byLocation.put(location, resolve(location));
+        }
+    }
+
+    /**
+     * The zones of {@code config} on the system clock. Cache upkeep runs off the event loops (a sweep after a
+     * spray of addresses can expire many clients at once), and idle clients are swept even without traffic.
+     */
+    public static RateLimits create(PorticoConfig config) {
+        return new RateLimits(config, NanoClock.SYSTEM, ForkJoinPool.commonPool(), Scheduler.systemScheduler());
+    }
+
+    /** Tests: a manual clock, and upkeep on the calling thread only, so expiry and eviction are deterministic. */
+    static RateLimits create(PorticoConfig config, NanoClock clock) {
+        return new RateLimits(config, clock, Runnable::run, Scheduler.disabledScheduler());
+    }
+
+    /** A new handler for one client channel; placed after routing, before the exchange handler. */
+    public ChannelHandler newHandler() {
+        return new RateLimitHandler(this, clock);
+    }
+
+    /** One line per zone, for {@code portico check}. */
+    public List<String> describe() {
+        List<String> lines = new ArrayList<>();
+        rateZones.values().forEach(zone -> lines.add(ZoneDescription.of(zone.config)));
+        connZones.values().forEach(zone -> lines.add(ZoneDescription.of(zone.config)));
+        return lines;
+    }
+
+    /** Each rate-limit zone's counters, by zone name. */
+    public Map<String, ZoneCounters> rateLimitCounters() {
+        Map<String, ZoneCounters> counters = new LinkedHashMap<>();
+        rateZones.forEach((name, zone) -> counters.put(name, zone.counters));
+        return Collections.unmodifiableMap(counters);
+    }
+
+    /** Each limit-conn zone's counters ({@code clients} is the keys with a request in progress), by zone name. */
+    public Map<String, ZoneCounters> limitConnCounters() {
+        Map<String, ZoneCounters> counters = new LinkedHashMap<>();
+        connZones.forEach((name, zone) -> counters.put(name, zone.counters));
+        return Collections.unmodifiableMap(counters);
+    }
+
+    LocationLimits forLocation(LocationConfig location) {
+        LocationLimits limits = byLocation.get(location);
+        return limits != null || location == null ? limits : resolve(location);
+    }
+
+    RateZone rateZone(String name) {
+        return rateZones.get(name);
+    }
+
+    ConnZone connZone(String name) {
+        return connZones.get(name);
+    }
+
+    private LocationLimits resolve(LocationConfig location) {
+        List<RateZone> rate = new ArrayList<>();
+        for (String name : orEmpty(location.rateLimits())) {
+            rate.add(require(rateZones.get(name), "rateLimits", name, location));
+        }
+        List<ConnZone> conn = new ArrayList<>();
+        for (String name : orEmpty(location.limitConn())) {
+            conn.add(require(connZones.get(name), "limitConn", name, location));
+        }
+        return new LocationLimits(rate, conn, allowUnlimited);
+    }
+
+    private static <T> T require(T zone, String field, String name, LocationConfig location) {
+        if (zone == null) {
+            throw new IllegalArgumentException(String.format(
+                    "%s: %s (expected: a zone defined in %s) in location %s", field, name, field, location.match()));
+        }
+        return zone;
+    }
+
+    private static <T> List<T> orEmpty(List<T> list) {
+        return list == null ? List.of() : list;
+    }
+
+    private static <K, V> Map<K, V> orEmpty(Map<K, V> map) {
+        return map == null ? Map.of() : map;
+    }
+}

@@ -1,0 +1,31 @@
+package io.portico.ratelimit;
+
+/**
+ * The state of one rate-limit zone: every key's bucket, and the nginx {@code limit_req} arithmetic that charges
+ * it. A backend shared by many instances (Bucket4j over Redis) can implement this without touching the handler.
+ *
+ * <p>Verdicts are encoded in one {@code long} so the hot path allocates nothing: {@code >= 0} means the request
+ * is admitted (and charged) and must wait that many nanoseconds before it is served (0: at once); {@code < 0}
+ * means it is rejected, charged nothing, and a request would be admitted after {@code -verdict} nanoseconds.
+ */
+interface ZoneStore {
+
+    /** Admits and charges one request of {@code key} at {@code nowNanos}, or rejects it without charging. */
+    long take(ClientKey key, long nowNanos);
+
+    /** Undoes a {@link #take} that admitted {@code key}: another zone rejected the same request. */
+    void giveBack(ClientKey key, long nowNanos);
+
+    /** Keys currently held (an estimate). */
+    long size();
+
+    /** Keys dropped to stay under the zone's maximum size (not counting idle keys that had fully refilled). */
+    long evictions();
+
+    /** Runs pending expiry and eviction work now (tests, measurements). */
+    void cleanUp();
+
+    static boolean admitted(long verdict) {
+        return verdict >= 0;
+    }
+}

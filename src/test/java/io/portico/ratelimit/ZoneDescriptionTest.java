@@ -1,0 +1,60 @@
+package io.portico.ratelimit;
+
+import static io.portico.ratelimit.Zones.MINUTE;
+import static io.portico.ratelimit.Zones.SECOND;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.portico.config.LimitConnConfig;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ZoneDescriptionTest {
+    private static final long MIB_FOR_A_MILLION = (1_000_000 * CompactZoneStore.BYTES_PER_CLIENT + (1 << 19)) >> 20;
+
+    @Test
+    void nodelay() {
+        assertThat(ZoneDescription.of(Zones.nodelay(50, SECOND, 20))).isEqualTo(
+                "allips: 21 requests at once, then 1 every 20 ms; a client is forgotten after 420 ms idle;"
+                        + " at most 1,000,000 clients, about " + MIB_FOR_A_MILLION + " MiB");
+    }
+
+    @Test
+    void delayed() {
+        assertThat(ZoneDescription.of(Zones.delayed(1, SECOND, 5, 0))).startsWith(
+                "allips: 1 request at once, the next 5 delayed (at most 5 s), then 1 every 1 s;"
+                        + " a client is forgotten after 6 s idle;");
+        assertThat(ZoneDescription.of(Zones.dryRun(Zones.delayed(1, MINUTE, 0, 0))))
+                .contains("then 1 every 1 min; a client is forgotten after 1 min idle")
+                .endsWith("; dry run: counts, limits nothing");
+    }
+
+    @Test
+    void limitConn() {
+        assertThat(ZoneDescription.of(new LimitConnConfig("perip", "client-ip", 10, 503)))
+                .isEqualTo("perip: at most 10 requests in progress per client-ip, the rest answered 503");
+    }
+
+    @Test
+    void everyZoneOfAConfigurationGetsALine() {
+        LimitConnConfig conn = new LimitConnConfig("perip", "client-ip", 10, 503);
+        RateLimits limits = RateLimits.create(Configs.config(List.of(Zones.nodelay(50, SECOND, 20)), List.of(conn),
+                List.of(), Configs.location(List.of("allips"), List.of("perip"))));
+        assertThat(limits.describe()).containsExactly(
+                ZoneDescription.of(Zones.nodelay(50, SECOND, 20)), ZoneDescription.of(conn));
+    }
+
+    @Test
+    void unknownZoneNamesAreRefused() {
+        assertThatThrownBy(() -> RateLimits.create(Configs.config(List.of(), List.of(), List.of(),
+                        Configs.location(List.of("nosuch"), List.of()))))
+                .hasMessage("rateLimits: nosuch (expected: a zone defined in rateLimits) in location /");
+    }
+
+    @Test
+    void durations() {
+        assertThat(ZoneDescription.duration(62_500_000_000L)).isEqualTo("62.5 s");
+        assertThat(ZoneDescription.duration(333_333_333L)).isEqualTo("333.333 ms");
+        assertThat(ZoneDescription.duration(500_000L)).isEqualTo("500 µs");
+    }
+}
