@@ -1,0 +1,213 @@
+package io.portico.staticfile;
+
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.portico.config.StaticConfig.FollowSymlinks;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Optional;
+
+/**
+ * The only way from a request path to a file: decodes the raw path once, rejects what could smuggle a separator or
+ * escape the directory, and joins validated segments under the location's directory. Whatever it returns is inside
+ * {@code dir} lexically; {@link #followable} then checks the real (symlink-resolved) path off the event loop.
+ */
+final class SafePathResolver {
+
+    /** The outcome of resolving a request path. */
+    sealed interface Resolution {
+        /**
+         * {@code relative}: validated segments below the directory joined by '/', no leading slash ("" is the
+         * directory itself); {@code path}: the whole normalized request path, for redirects.
+         */
+        record Found(String relative, boolean trailingSlash, String path) implements Resolution {}
+
+        record Rejected(HttpResponseStatus status) implements Resolution {}
+    }
+
+    private static final Resolution BAD = new Resolution.Rejected(HttpResponseStatus.BAD_REQUEST);
+    private static final Resolution NOT_FOUND = new Resolution.Rejected(HttpResponseStatus.NOT_FOUND);
+
+    private final Path dir;
+    private final String aliasPrefix;
+    private final boolean allowDotfiles;
+
+    /** @param aliasPrefix the decoded location prefix replaced by {@code dir}, or null to append the whole path */
+    SafePathResolver(Path dir, String aliasPrefix, boolean allowDotfiles) {
+        this.dir = dir.toAbsolutePath().normalize();
+        this.aliasPrefix = aliasPrefix;
+        this.allowDotfiles = allowDotfiles;
+    }
+
+    Path dir() {
+        return dir;
+    }
+
+    Resolution resolve(String rawPath) {
+        String decoded = decode(rawPath);
+        if (decoded == null || decoded.isEmpty() || decoded.charAt(0) != '/') {
+            return BAD;
+        }
+        String normalized = normalize(decoded);
+        if (normalized == null) {
+            return BAD;
+        }
+        boolean trailingSlash = decoded.endsWith("/") || decoded.endsWith("/.") || decoded.endsWith("/..");
+        String relative = normalized;
+        if (aliasPrefix != null) {
+            relative = stripPrefix(normalized);
+            if (relative == null) {
+                return NOT_FOUND;
+            }
+        }
+        if (!allowDotfiles && hasDotSegment(relative)) {
+            return NOT_FOUND;
+        }
+        return new Resolution.Found(relative, trailingSlash, "/" + normalized);
+    }
+
+    /**
+     * The file for a relative path (a resolved path or a try-files candidate built from one), re-normalized and
+     * re-checked so that config-supplied parts cannot escape either; empty when it would leave {@code dir}.
+     */
+    Optional<Path> file(String relative) {
+        String normalized = normalize(relative.startsWith("/") ? relative : "/" + relative);
+        if (normalized == null || (!allowDotfiles && hasDotSegment(normalized)) || normalized.indexOf('\\') >= 0) {
+            return Optional.empty();
+        }
+        Path file = normalized.isEmpty() ? dir : dir.resolve(normalized).normalize();
+        return file.startsWith(dir) ? Optional.of(file) : Optional.empty();
+    }
+
+    /**
+     * Whether {@code file} (lexically inside {@code root}) may be served under {@code policy}; reads the file
+     * system, so call it off the event loop. Missing files throw {@link IOException}.
+     */
+    static Path followable(Path root, Path file, FollowSymlinks policy) throws IOException {
+        Path real = file.toRealPath();
+        if (policy == FollowSymlinks.ALWAYS) {
+            return real;
+        }
+        Path realRoot = root.toRealPath();
+        Path lexical = realRoot.resolve(root.relativize(file));
+        boolean ok = policy == FollowSymlinks.NEVER
+                ? real.equals(lexical)
+                : real.startsWith(realRoot);
+        if (!ok) {
+            throw new SymlinkRefusedException(file);
+        }
+        return real;
+    }
+
+    static final class SymlinkRefusedException extends IOException {
+        SymlinkRefusedException(Path file) {
+            super("symlink not followed: " + file);
+        }
+    }
+
+    /** Collapses empty and dot segments; null when ".." would climb above the start. No leading slash in result. */
+    private static String normalize(String path) {
+        Deque<String> segments = new ArrayDeque<>();
+        int start = 1;
+        while (start <= path.length()) {
+            int end = path.indexOf('/', start);
+            if (end < 0) {
+                end = path.length();
+            }
+            String segment = path.substring(start, end);
+            if (segment.equals("..")) {
+                if (segments.pollLast() == null) {
+                    return null;
+                }
+            } else if (!segment.isEmpty() && !segment.equals(".")) {
+                segments.addLast(segment);
+            }
+            start = end + 1;
+        }
+        return String.join("/", segments);
+    }
+
+    private static boolean hasDotSegment(String relative) {
+        return relative.startsWith(".") || relative.contains("/.");
+    }
+
+    /** The part of a normalized path below the alias prefix, or null when the path is not under it. */
+    private String stripPrefix(String normalized) {
+        String prefix = aliasPrefix.startsWith("/") ? aliasPrefix.substring(1) : aliasPrefix;
+        if (prefix.endsWith("/")) {
+            prefix = prefix.substring(0, prefix.length() - 1);
+        }
+        if (prefix.isEmpty()) {
+            return normalized;
+        }
+        if (normalized.equals(prefix)) {
+            return "";
+        }
+        // "/staticfoo" under prefix "/static" is a sibling, not a child: nginx would map it next to dir
+        return normalized.startsWith(prefix + "/") ? normalized.substring(prefix.length() + 1) : null;
+    }
+
+    /** Percent-encodes a decoded path for a header or a link: everything but unreserved characters and '/'. */
+    static String encode(String path) {
+        StringBuilder out = new StringBuilder(path.length() + 8);
+        for (byte b : path.getBytes(StandardCharsets.UTF_8)) {
+            int c = b & 0xff;
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "/-._~".indexOf(c) >= 0) {
+                out.append((char) c);
+            } else {
+                out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
+            }
+        }
+        return out.toString();
+    }
+
+    /** Percent-decodes once and decodes UTF-8 strictly; null for anything malformed or dangerous. */
+    static String decode(String raw) {
+        ByteBuffer bytes = ByteBuffer.allocate(raw.length());
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            int b;
+            if (c == '%') {
+                if (i + 2 >= raw.length()) {
+                    return null;
+                }
+                int hi = Character.digit(raw.charAt(i + 1), 16);
+                int lo = Character.digit(raw.charAt(i + 2), 16);
+                if (hi < 0 || lo < 0) {
+                    return null;
+                }
+                b = hi << 4 | lo;
+                if (b == '/' || b == '\\') {
+                    return null; // an encoded separator is never a name character
+                }
+                i += 2;
+            } else if (c == '\\' || c > 0xff) {
+                return null;
+            } else {
+                b = c;
+            }
+            if (b < 0x20 || b == 0x7f) {
+                return null; // NUL and control characters
+            }
+            bytes.put((byte) b);
+        }
+        bytes.flip();
+        try {
+            CharBuffer chars = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(bytes);
+            return chars.toString();
+        } catch (CharacterCodingException e) {
+            return null; // overlong forms such as %c0%ae land here
+        }
+    }
+}
