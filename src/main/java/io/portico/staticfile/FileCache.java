@@ -1,7 +1,7 @@
 package io.portico.staticfile;
 
-import com.github.benmanes.caffeine.cache.AsyncCache;
 import com.github.benmanes.caffeine.cache.AsyncLoadingCache;
+import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.netty.buffer.ByteBuf;
@@ -44,7 +44,7 @@ final class FileCache {
     }
 
     private final AsyncLoadingCache<Key, FileMeta> meta;
-    private final AsyncCache<ContentKey, ByteBuf> content;
+    private final Cache<ContentKey, ByteBuf> content;
     private final Executor executor;
     private final long maxFileSize;
     private final FollowSymlinks followSymlinks;
@@ -66,7 +66,7 @@ final class FileCache {
                 .ticker(ticker)
                 .maximumWeight(config.cacheMaxSize())
                 .<ContentKey, ByteBuf>weigher((key, buf) -> (int) Math.min(Integer.MAX_VALUE, key.size()))
-                .buildAsync();
+                .build();
     }
 
     Executor executor() {
@@ -86,9 +86,20 @@ final class FileCache {
         return file.size() <= maxFileSize;
     }
 
-    /** The bytes of a small file, shared and read-only: write {@code duplicate()} or {@code slice()} of it. */
+    /**
+     * The bytes of a small file, shared and read-only: write {@code duplicate()} or {@code slice()} of it. Only
+     * successful reads are cached (a failed one is the caller's to retry), so concurrent misses may read twice.
+     */
     CompletableFuture<ByteBuf> content(FileMeta file) {
-        return content.get(new ContentKey(file.real(), file.mtimeMillis(), file.size()), key -> read(file));
+        ContentKey key = new ContentKey(file.real(), file.mtimeMillis(), file.size());
+        ByteBuf cached = content.getIfPresent(key);
+        if (cached != null) {
+            return CompletableFuture.completedFuture(cached);
+        }
+        return CompletableFuture.supplyAsync(() -> read(file), executor).thenApply(bytes -> {
+            content.put(key, bytes);
+            return bytes;
+        });
     }
 
     /** Opens a large file off the caller's thread; the caller owns the channel and must close it on every path. */

@@ -22,6 +22,7 @@ final class PathWalk {
     private final Path root;
     private String uri;
     private String requestPath;
+    private boolean trailingSlash;
 
     PathWalk(StaticExchange exchange) {
         this.exchange = exchange;
@@ -46,6 +47,7 @@ final class PathWalk {
             return;
         }
         requestPath = found.path();
+        trailingSlash = found.trailingSlash() || requestPath.equals("/");
         uri = "/" + found.relative() + (found.trailingSlash() && !found.relative().isEmpty() ? "/" : "");
         candidate(0);
     }
@@ -79,7 +81,7 @@ final class PathWalk {
     private void directory(FileMeta dir, String expanded, int index) {
         if (!readOnly()) {
             exchange.methodNotAllowed();
-        } else if (!uri.endsWith("/")) {
+        } else if (!trailingSlash) {
             redirectToSlash();
         } else {
             index(dir, expanded.endsWith("/") ? expanded : expanded + "/", 0, index);
