@@ -81,7 +81,7 @@ final class SafePathResolver {
         if (normalized == null || (!allowDotfiles && hasDotSegment(normalized)) || normalized.indexOf('\\') >= 0) {
             return Optional.empty();
         }
-        Path file = normalized.isEmpty() ? dir : dir.resolve(normalized).normalize();
+        Path file = normalized.isEmpty() ? dir : dir.resolve(normalized);
         return file.startsWith(dir) ? Optional.of(file) : Optional.empty();
     }
 
@@ -112,7 +112,13 @@ final class SafePathResolver {
     }
 
     /** Collapses empty and dot segments; null when ".." would climb above the start. No leading slash in result. */
-    private static String normalize(String path) {
+    static String normalize(String path) {
+        if (path.length() <= 1) {
+            return "";
+        }
+        if (isNormal(path)) {
+            return path.endsWith("/") ? path.substring(1, path.length() - 1) : path.substring(1);
+        }
         Deque<String> segments = new ArrayDeque<>();
         int start = 1;
         while (start <= path.length()) {
@@ -131,6 +137,29 @@ final class SafePathResolver {
             start = end + 1;
         }
         return String.join("/", segments);
+    }
+
+    /** The common case, cheaply: no empty, "." or ".." segment, so nothing to collapse. */
+    private static boolean isNormal(String path) {
+        int n = path.length();
+        for (int i = 0; i < n; i++) {
+            if (path.charAt(i) == '/') {
+                int next = i + 1;
+                if (next < n && path.charAt(next) == '/') {
+                    return false;
+                }
+                if (next < n && path.charAt(next) == '.') {
+                    int after = next + 1;
+                    if (after == n || path.charAt(after) == '/') {
+                        return false;
+                    }
+                    if (path.charAt(after) == '.' && (after + 1 == n || path.charAt(after + 1) == '/')) {
+                        return false;
+                    }
+                }
+            }
+        }
+        return true;
     }
 
     private static boolean hasDotSegment(String relative) {
@@ -153,6 +182,16 @@ final class SafePathResolver {
         return normalized.startsWith(prefix + "/") ? normalized.substring(prefix.length() + 1) : null;
     }
 
+    private static boolean isPlainAscii(String raw) {
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            if (c == '%' || c == '\\' || c < 0x20 || c >= 0x7f) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Percent-encodes a decoded path for a header or a link: everything but unreserved characters and '/'. */
     static String encode(String path) {
         StringBuilder out = new StringBuilder(path.length() + 8);
@@ -170,6 +209,9 @@ final class SafePathResolver {
 
     /** Percent-decodes once and decodes UTF-8 strictly; null for anything malformed or dangerous. */
     static String decode(String raw) {
+        if (isPlainAscii(raw)) {
+            return raw; // nothing to decode: the usual request
+        }
         ByteBuffer bytes = ByteBuffer.allocate(raw.length());
         for (int i = 0; i < raw.length(); i++) {
             char c = raw.charAt(i);

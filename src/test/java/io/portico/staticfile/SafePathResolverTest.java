@@ -75,6 +75,30 @@ class SafePathResolverTest {
         assertThat(new SafePathResolver(root, null, true).resolve(raw)).isInstanceOf(Resolution.Found.class);
     }
 
+    /** Random paths of dot segments, slashes and escapes: never outside, never a dot or empty segment left. */
+    @Test
+    void randomPathsNeverLeaveTheDirectory() {
+        String[] parts = {"a", "b", ".", "..", "/", "//", "%2e", "%2E%2e", ".a", "a.", "%2f", "\\", "%00", "%c3%a9"};
+        java.util.Random random = new java.util.Random(42);
+        SafePathResolver resolver = new SafePathResolver(root, "/a/", true);
+        for (int i = 0; i < 20_000; i++) {
+            StringBuilder raw = new StringBuilder("/");
+            for (int k = random.nextInt(8); k >= 0; k--) {
+                raw.append(parts[random.nextInt(parts.length)]);
+            }
+            if (resolver.resolve(raw.toString()) instanceof Resolution.Found found && !found.relative().isEmpty()) {
+                assertThat(("/" + found.relative() + "/").split("/", -1)).as(raw.toString())
+                        .doesNotContain(".", "..").satisfies(segments -> {
+                            for (int k = 1; k < segments.length - 1; k++) {
+                                assertThat(segments[k]).as(raw.toString()).isNotEmpty();
+                            }
+                        });
+                assertThat(resolver.file(found.relative())).as(raw.toString())
+                        .get().satisfies(p -> assertThat(p.startsWith(root)).isTrue());
+            }
+        }
+    }
+
     @Test
     void trailingSlashIsKept() {
         SafePathResolver resolver = new SafePathResolver(root, null, false);
