@@ -168,10 +168,15 @@ final class StaticExchange implements Exchange {
                 failed.accept(failure);
             }
         } catch (RuntimeException e) {
-            log.error("static request {} failed", client.rawPath(), e);
-            if (!done) {
-                error(HttpResponseStatus.INTERNAL_SERVER_ERROR);
-            }
+            failed(e);
+        }
+    }
+
+    /** An unexpected failure: a 500 unless the response has started (then the server's close is all there is). */
+    void failed(RuntimeException e) {
+        log.error("static request {} failed", client.rawPath(), e);
+        if (!done) {
+            error(HttpResponseStatus.INTERNAL_SERVER_ERROR);
         }
     }
 

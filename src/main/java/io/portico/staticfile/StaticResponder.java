@@ -40,7 +40,11 @@ final class StaticResponder implements Responder {
     @Override
     public Exchange open(ClientExchange client, HttpRequest request) {
         StaticExchange exchange = new StaticExchange(this, client, request);
-        exchange.start();
+        try {
+            exchange.start();
+        } catch (RuntimeException e) {
+            exchange.failed(e); // e.g. the executor refusing work while the server stops
+        }
         return exchange;
     }
 
