@@ -83,7 +83,7 @@ final class FileCache {
     }
 
     boolean fitsInMemory(FileMeta file) {
-        return file.size() <= maxFileSize;
+        return file.size() <= maxFileSize && file.size() < Integer.MAX_VALUE;
     }
 
     /**

@@ -105,7 +105,13 @@ final class FileSender {
             return;
         }
         try {
-            channel.write(new FileChunks(new ChunkedNioFile(file, start, length, CHUNK_SIZE)));
+            FileChunks chunks = new FileChunks(new ChunkedNioFile(file, start, length, CHUNK_SIZE));
+            ChunkedWrites.ensure(channel.pipeline());
+            channel.write(chunks).addListener(written -> {
+                if (!written.isSuccess()) {
+                    chunks.close(); // failed before ChunkedWriteHandler took it: nobody else closes the file
+                }
+            });
         } catch (IOException e) {
             close(file);
             channel.close(); // the head is out and the body cannot follow: only closing tells the client

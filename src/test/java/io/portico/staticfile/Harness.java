@@ -129,7 +129,8 @@ final class Harness implements AutoCloseable {
         while ((message = channel.readOutbound()) != null) {
             kinds.add(message instanceof FullHttpResponse ? "full" : message instanceof HttpResponse ? "head"
                     : message instanceof LastHttpContent ? "last" : message instanceof FileRegion ? "region"
-                    : message instanceof FileChunks ? "chunks" : message.getClass().getSimpleName());
+                    : message instanceof FileChunks ? "chunks" : message instanceof HttpContent ? "content"
+                    : message.getClass().getSimpleName());
             try {
                 if (message instanceof HttpResponse response) {
                     head = response;
