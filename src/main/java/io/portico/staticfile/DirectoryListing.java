@@ -68,7 +68,7 @@ final class DirectoryListing {
             html.append("<a href=\"../\">../</a>\n");
         }
         for (String name : names) {
-            html.append("<a href=\"").append(escape(SafePathResolver.encode(name))).append("\">")
+            html.append("<a href=\"").append(escape(PercentCoding.encode(name))).append("\">")
                     .append(escape(name)).append("</a>\n");
         }
         return html.append("</pre><hr></body></html>\n").toString();

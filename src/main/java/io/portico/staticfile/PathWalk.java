@@ -160,7 +160,7 @@ final class PathWalk {
         String requestUri = exchange.request().uri();
         int query = requestUri.indexOf('?');
         // from the normalized path, never the raw one: "//evil.example" must not become a protocol-relative redirect
-        String location = SafePathResolver.encode(requestPath.endsWith("/") ? requestPath : requestPath + "/")
+        String location = PercentCoding.encode(requestPath.endsWith("/") ? requestPath : requestPath + "/")
                 + (query < 0 ? "" : requestUri.substring(query));
         exchange.error(
                 HttpResponseStatus.MOVED_PERMANENTLY, new DefaultHttpHeaders().set(HttpHeaderNames.LOCATION, location));
