@@ -30,8 +30,11 @@ import java.util.concurrent.Executor;
 final class FileCache {
     private static final long MAX_META_ENTRIES = 65_536;
 
-    /** The key of a metadata entry: the location directory matters for the inside-root symlink check. */
-    record Key(Path root, Path file) {}
+    /**
+     * The key of a metadata entry: a location directory and a path the resolver validated below it. A string, so
+     * that a hit builds no {@link Path}; the directory matters for the inside-root symlink check.
+     */
+    record Key(Path root, String relative) {}
 
     /** The key of cached bytes: a changed file (mtime or size) is a different key, so stale bytes are never hit. */
     record ContentKey(Path real, long mtimeMillis, long size) {}
@@ -73,13 +76,13 @@ final class FileCache {
         return executor;
     }
 
-    /** The metadata of {@code file}; already complete on a fresh cached hit. */
-    CompletableFuture<FileMeta> meta(Path root, Path file) {
-        return meta.get(new Key(root, file));
+    /** The metadata of {@code relative} (validated by the resolver) under {@code root}; complete on a cached hit. */
+    CompletableFuture<FileMeta> meta(Path root, String relative) {
+        return meta.get(new Key(root, relative));
     }
 
-    void invalidate(Path root, Path file) {
-        meta.synchronous().invalidate(new Key(root, file));
+    void invalidate(FileMeta file) {
+        meta.synchronous().invalidate(file.key());
     }
 
     boolean fitsInMemory(FileMeta file) {
@@ -119,20 +122,44 @@ final class FileCache {
     }
 
     private FileMeta stat(Key key) {
+        Path file = key.relative().isEmpty() ? key.root() : key.root().resolve(key.relative()).normalize();
+        if (!file.startsWith(key.root())) {
+            return FileMeta.missing(key, file); // the resolver never yields this; belt and braces
+        }
+        FileMeta meta = stat(key, file);
+        if (!meta.isFile()) {
+            return meta;
+        }
+        // the precompressed siblings, stat'ed now so a hit on the file knows its variants without more lookups
+        FileMeta[] variants = new FileMeta[ContentCoding.PREFERENCE.length];
+        boolean any = false;
+        for (ContentCoding coding : ContentCoding.PREFERENCE) {
+            Key sibling = new Key(key.root(), key.relative() + coding.suffix);
+            FileMeta variant = stat(sibling, file.resolveSibling(file.getFileName() + coding.suffix));
+            if (variant.isFile()) {
+                variants[coding.ordinal()] = variant;
+                any = true;
+            }
+        }
+        return any ? FileMeta.file(key, file, meta.real(), meta.size(), meta.mtimeMillis(), meta.contentType(),
+                variants) : meta;
+    }
+
+    private FileMeta stat(Key key, Path file) {
         try {
-            Path real = SafePathResolver.followable(key.root(), key.file(), followSymlinks);
+            Path real = SafePathResolver.followable(key.root(), file, followSymlinks);
             BasicFileAttributes attributes = Files.readAttributes(real, BasicFileAttributes.class);
             if (attributes.isDirectory()) {
-                return FileMeta.directory(key.file(), real);
+                return FileMeta.directory(key, file, real);
             }
             if (attributes.isRegularFile()) {
                 long mtime = attributes.lastModifiedTime().toMillis();
-                String type = mediaTypes.of(key.file().getFileName().toString());
-                return FileMeta.file(key.file(), real, attributes.size(), mtime, type);
+                String type = mediaTypes.of(file.getFileName().toString());
+                return FileMeta.file(key, file, real, attributes.size(), mtime, type, null);
             }
-            return FileMeta.missing(key.file());
+            return FileMeta.missing(key, file);
         } catch (IOException | SecurityException e) {
-            return FileMeta.missing(key.file());
+            return FileMeta.missing(key, file);
         }
     }
 

@@ -21,7 +21,6 @@ import io.netty.handler.stream.ChunkedNioFile;
 import io.portico.staticfile.Preconditions.Decision;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.Path;
 
 /**
  * Answers GET/HEAD for a file whose metadata is known: conditionals, range, headers, then the body from the memory
@@ -43,7 +42,7 @@ final class FileSender {
         this.caching = caching;
     }
 
-    void send(StaticExchange exchange, Path root, Representation representation) {
+    void send(StaticExchange exchange, Representation representation) {
         FileMeta file = representation.file();
         HttpHeaders request = exchange.request().headers();
         boolean get = exchange.request().method().equals(HttpMethod.GET);
@@ -59,13 +58,13 @@ final class FileSender {
             exchange.answering();
             exchange.client().channel().writeAndFlush(response);
         } else if (decision instanceof Decision.Partial range) {
-            body(exchange, root, representation, range.start(), range.length(), true);
+            body(exchange, representation, range.start(), range.length(), true);
         } else {
-            body(exchange, root, representation, 0, file.size(), false);
+            body(exchange, representation, 0, file.size(), false);
         }
     }
 
-    private void body(StaticExchange exchange, Path root, Representation representation, long start, long length,
+    private void body(StaticExchange exchange, Representation representation, long start, long length,
             boolean partial) {
         FileMeta file = representation.file();
         HttpResponseStatus status = partial ? HttpResponseStatus.PARTIAL_CONTENT : HttpResponseStatus.OK;
@@ -84,7 +83,7 @@ final class FileSender {
                 entityHeaders(response.headers(), representation, start, length, partial);
                 exchange.answering();
                 channel.writeAndFlush(response);
-            }, failure -> exchange.retry(root, file, failure), bytes -> {});
+            }, failure -> exchange.retry(representation, failure), bytes -> {});
         } else {
             exchange.await(cache.open(file), fileChannel -> {
                 HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, status, HEADERS);
@@ -93,7 +92,7 @@ final class FileSender {
                 channel.write(response);
                 writeFile(exchange, fileChannel, start, length);
                 channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-            }, failure -> exchange.retry(root, file, failure), FileSender::close);
+            }, failure -> exchange.retry(representation, failure), FileSender::close);
         }
     }
 

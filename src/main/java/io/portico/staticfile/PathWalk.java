@@ -8,7 +8,6 @@ import io.portico.staticfile.TryFiles.Candidate;
 import io.portico.staticfile.TryFiles.Mode;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -60,14 +59,14 @@ final class PathWalk {
         }
         Candidate candidate = candidates.get(index);
         String expanded = candidate.expand(uri);
-        Optional<Path> path = resolver.file(expanded);
-        if (path.isEmpty()) {
+        String path = resolver.file(expanded);
+        if (path == null) {
             candidate(index + 1);
             return;
         }
         boolean fileOk = candidate.mode() != Mode.DIRECTORY && !expanded.endsWith("/");
         boolean directoryOk = candidate.mode() != Mode.FILE;
-        meta(path.get(), meta -> {
+        meta(path, meta -> {
             if (meta.isFile() && fileOk) {
                 serve(meta);
             } else if (meta.isDirectory() && directoryOk) {
@@ -100,12 +99,12 @@ final class PathWalk {
             }
             return;
         }
-        Optional<Path> path = resolver.file(dirPath + names.get(i));
-        if (path.isEmpty()) {
+        String path = resolver.file(dirPath + names.get(i));
+        if (path == null) {
             index(dir, dirPath, i + 1, candidateIndex);
             return;
         }
-        meta(path.get(), meta -> {
+        meta(path, meta -> {
             if (meta.isFile()) {
                 serve(meta);
             } else {
@@ -117,34 +116,19 @@ final class PathWalk {
     private void serve(FileMeta file) {
         if (!readOnly()) {
             exchange.methodNotAllowed();
-        } else if (location.target().precompressed()) {
-            variants(file, 0, new FileMeta[ContentCoding.PREFERENCE.length]);
-        } else {
-            location.sender().send(exchange, root, Representation.plain(file));
-        }
-    }
-
-    /** Looks up file.br, file.zst and file.gz (cached like any file, negative entries too), then picks one. */
-    private void variants(FileMeta file, int i, FileMeta[] found) {
-        if (i == found.length) {
-            boolean[] available = new boolean[found.length];
-            boolean any = false;
-            for (int k = 0; k < found.length; k++) {
-                available[k] = found[k].isFile();
-                any |= available[k];
+        } else if (location.target().precompressed() && file.variants() != null) {
+            FileMeta[] variants = file.variants();
+            boolean[] available = new boolean[variants.length];
+            for (int k = 0; k < variants.length; k++) {
+                available[k] = variants[k] != null;
             }
-            ContentCoding coding = any
-                    ? ContentCoding.choose(exchange.request().headers().get(HttpHeaderNames.ACCEPT_ENCODING), available)
-                    : null;
-            FileMeta variant = coding == null ? null : found[coding.ordinal()];
-            location.sender().send(exchange, root, new Representation(file, coding, variant, any));
-            return;
+            String accept = exchange.request().headers().get(HttpHeaderNames.ACCEPT_ENCODING);
+            ContentCoding coding = ContentCoding.choose(accept, available);
+            FileMeta variant = coding == null ? null : variants[coding.ordinal()];
+            location.sender().send(exchange, new Representation(file, coding, variant, true));
+        } else {
+            location.sender().send(exchange, Representation.plain(file));
         }
-        Path variant = file.path().resolveSibling(file.path().getFileName() + ContentCoding.PREFERENCE[i].suffix);
-        meta(variant, meta -> {
-            found[i] = meta;
-            variants(file, i + 1, found);
-        });
     }
 
     private void fallback() {
@@ -166,8 +150,10 @@ final class PathWalk {
                 HttpResponseStatus.MOVED_PERMANENTLY, new DefaultHttpHeaders().set(HttpHeaderNames.LOCATION, location));
     }
 
-    private void meta(Path path, Consumer<FileMeta> then) {
-        exchange.await(location.cache().meta(root, path), then, failure -> then.accept(FileMeta.missing(path)), m -> {});
+    private void meta(String relative, Consumer<FileMeta> then) {
+        exchange.await(location.cache().meta(root, relative), then,
+                failure -> then.accept(FileMeta.missing(new FileCache.Key(root, relative), resolver.path(relative))),
+                m -> {});
     }
 
     private boolean readOnly() {

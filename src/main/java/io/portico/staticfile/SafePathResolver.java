@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.Optional;
 
 /**
  * The only way from a request path to a file: decodes the raw path once, rejects what could smuggle a separator or
@@ -68,16 +67,26 @@ final class SafePathResolver {
     }
 
     /**
-     * The file for a relative path (a resolved path or a try-files candidate built from one), re-normalized and
-     * re-checked so that config-supplied parts cannot escape either; empty when it would leave {@code dir}.
+     * The validated path below {@code dir} for a candidate (a resolved path or a try-files entry built from one),
+     * re-normalized and re-checked so that config-supplied parts cannot escape either; null when it would leave
+     * {@code dir} or name a dotfile. No leading slash; "" is the directory itself.
      */
-    Optional<Path> file(String relative) {
-        String normalized = normalize(relative.startsWith("/") ? relative : "/" + relative);
-        if (normalized == null || (!allowDotfiles && hasDotSegment(normalized)) || normalized.indexOf('\\') >= 0) {
-            return Optional.empty();
+    String file(String candidate) {
+        String normalized = normalize(candidate.startsWith("/") ? candidate : "/" + candidate);
+        if (normalized == null || (!allowDotfiles && hasDotSegment(normalized)) || normalized.indexOf('\\') >= 0
+                || normalized.indexOf('\0') >= 0) {
+            return null;
         }
-        Path file = normalized.isEmpty() ? dir : dir.resolve(normalized);
-        return file.startsWith(dir) ? Optional.of(file) : Optional.empty();
+        return normalized;
+    }
+
+    /** The file of a validated relative path: joined under {@code dir} and checked to be inside it. */
+    Path path(String relative) {
+        Path file = relative.isEmpty() ? dir : dir.resolve(relative).normalize();
+        if (!file.startsWith(dir)) {
+            throw new IllegalArgumentException("outside " + dir + ": " + relative);
+        }
+        return file;
     }
 
     /**

@@ -9,7 +9,6 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.portico.route.ClientExchange;
 import io.portico.route.Exchange;
 import io.portico.route.Responder;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -114,8 +113,10 @@ final class StaticExchange implements Exchange {
     }
 
     /** The file changed or vanished between stat and read: forget it and walk again, once. */
-    void retry(Path root, FileMeta file, Throwable failure) {
-        location.cache().invalidate(root, file.path());
+    void retry(Representation representation, Throwable failure) {
+        FileMeta file = representation.file();
+        location.cache().invalidate(representation.original()); // it holds the variant's metadata too
+        location.cache().invalidate(file);
         if (attempts < MAX_ATTEMPTS) {
             start();
         } else {

@@ -117,6 +117,19 @@ class LargeAndPrecompressedTest {
     }
 
     @Test
+    void aVariantAddedLaterIsSeenAfterRevalidateAndAnEscapingOneNever() throws IOException {
+        assertThat(harness.get(responder, "/only.css", "Accept-Encoding", "gzip").headers().contains("Vary")).isFalse();
+        Files.writeString(site.resolve("only.css.gz"), "GZCSS");
+        Path outside = Files.writeString(site.getParent().resolve(site.getFileName() + "-secret.br"), "SECRET");
+        Files.createSymbolicLink(site.resolve("only.css.br"), outside);
+        harness.nanos.addAndGet(java.time.Duration.ofSeconds(2).toNanos());
+        Harness.Response r = harness.get(responder, "/only.css", "Accept-Encoding", "br, gzip");
+        assertThat(r.text()).isEqualTo("GZCSS");
+        assertThat(r.headers().get("Content-Encoding")).isEqualTo("gzip");
+        Files.delete(outside);
+    }
+
+    @Test
     void aFileWithoutVariantsHasNoVary() {
         Harness.Response r = harness.get(responder, "/only.css", "Accept-Encoding", "gzip, br");
         assertThat(r.text()).isEqualTo("body{}");

@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,7 +63,8 @@ class SafePathResolverTest {
         assertThat(resolution).isInstanceOf(Resolution.Found.class);
         Resolution.Found found = (Resolution.Found) resolution;
         assertThat(found.relative()).isEqualTo(relative);
-        assertThat(resolver.file(found.relative())).get().satisfies(p -> assertThat(p.startsWith(root)).isTrue());
+        assertThat(resolver.file(found.relative())).isEqualTo(relative);
+        assertThat(resolver.path(resolver.file(found.relative())).startsWith(root)).isTrue();
     }
 
     @ParameterizedTest
@@ -93,8 +93,7 @@ class SafePathResolverTest {
                                 assertThat(segments[k]).as(raw.toString()).isNotEmpty();
                             }
                         });
-                assertThat(resolver.file(found.relative())).as(raw.toString())
-                        .get().satisfies(p -> assertThat(p.startsWith(root)).isTrue());
+                assertThat(resolver.path(resolver.file(found.relative())).startsWith(root)).as(raw.toString()).isTrue();
             }
         }
     }
@@ -139,13 +138,15 @@ class SafePathResolverTest {
     @ParameterizedTest
     @ValueSource(strings = {"../outside/secret.txt", "/../x", "a/../../x", "a\\..\\..\\x", ".env"})
     void fileRefusesCandidatesThatLeave(String candidate) {
-        assertThat(new SafePathResolver(root, null, false).file(candidate)).isEmpty();
+        assertThat(new SafePathResolver(root, null, false).file(candidate)).isNull();
     }
 
     @Test
     void fileJoinsUnderTheDirectory() {
-        Optional<Path> file = new SafePathResolver(root, null, false).file("/a/c.txt");
-        assertThat(file).contains(root.resolve("a/c.txt"));
+        SafePathResolver resolver = new SafePathResolver(root, null, false);
+        assertThat(resolver.path(resolver.file("/a/c.txt"))).isEqualTo(root.resolve("a/c.txt"));
+        assertThat(resolver.path(resolver.file("/"))).isEqualTo(root);
+        assertThatThrownBy(() -> resolver.path("../x")).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
