@@ -20,7 +20,7 @@ final class PathWalk {
     private final SafePathResolver resolver;
     private final Path root;
     private String uri;
-    private String requestPath;
+    private Resolution.Found found;
     private boolean trailingSlash;
 
     PathWalk(StaticExchange exchange) {
@@ -45,9 +45,9 @@ final class PathWalk {
             exchange.methodNotAllowed();
             return;
         }
-        requestPath = found.path();
-        trailingSlash = found.trailingSlash() || requestPath.equals("/");
-        uri = "/" + found.relative() + (found.trailingSlash() && !found.relative().isEmpty() ? "/" : "");
+        this.found = found;
+        trailingSlash = found.trailingSlash() || found.normalized().isEmpty();
+        uri = found.trailingSlash() && !found.relative().isEmpty() ? "/" + found.relative() + "/" : "/" + found.relative();
         candidate(0);
     }
 
@@ -91,7 +91,7 @@ final class PathWalk {
         List<String> names = location.target().index();
         if (i == names.size()) {
             if (location.target().autoindex()) {
-                DirectoryListing.send(exchange, dir, requestPath);
+                DirectoryListing.send(exchange, dir, found.path());
             } else if (location.tryFiles().candidates().get(candidateIndex).mode() == Mode.ANY) {
                 exchange.error(HttpResponseStatus.FORBIDDEN);
             } else {
@@ -144,7 +144,7 @@ final class PathWalk {
         String requestUri = exchange.request().uri();
         int query = requestUri.indexOf('?');
         // from the normalized path, never the raw one: "//evil.example" must not become a protocol-relative redirect
-        String location = PercentCoding.encode(requestPath.endsWith("/") ? requestPath : requestPath + "/")
+        String location = PercentCoding.encode(found.path() + "/")
                 + (query < 0 ? "" : requestUri.substring(query));
         exchange.error(
                 HttpResponseStatus.MOVED_PERMANENTLY, new DefaultHttpHeaders().set(HttpHeaderNames.LOCATION, location));

@@ -18,9 +18,14 @@ final class SafePathResolver {
     sealed interface Resolution {
         /**
          * {@code relative}: validated segments below the directory joined by '/', no leading slash ("" is the
-         * directory itself); {@code path}: the whole normalized request path, for redirects.
+         * directory itself); {@code normalized}: the whole request path normalized, without its leading slash.
          */
-        record Found(String relative, boolean trailingSlash, String path) implements Resolution {}
+        record Found(String relative, boolean trailingSlash, String normalized) implements Resolution {
+            /** The normalized request path, for redirects and listings. */
+            String path() {
+                return "/" + normalized;
+            }
+        }
 
         record Rejected(HttpResponseStatus status) implements Resolution {}
     }
@@ -29,13 +34,19 @@ final class SafePathResolver {
     private static final Resolution NOT_FOUND = new Resolution.Rejected(HttpResponseStatus.NOT_FOUND);
 
     private final Path dir;
-    private final String aliasPrefix;
+    private final boolean alias;
+    /** The alias prefix without its slashes ("static" for "/static/"), and the same with a trailing '/'. */
+    private final String prefix;
+    private final String prefixSlash;
     private final boolean allowDotfiles;
 
     /** @param aliasPrefix the decoded location prefix replaced by {@code dir}, or null to append the whole path */
     SafePathResolver(Path dir, String aliasPrefix, boolean allowDotfiles) {
         this.dir = dir.toAbsolutePath().normalize();
-        this.aliasPrefix = aliasPrefix;
+        this.alias = aliasPrefix != null;
+        String p = aliasPrefix == null ? "" : aliasPrefix.startsWith("/") ? aliasPrefix.substring(1) : aliasPrefix;
+        this.prefix = p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
+        this.prefixSlash = prefix + "/";
         this.allowDotfiles = allowDotfiles;
     }
 
@@ -54,7 +65,7 @@ final class SafePathResolver {
         }
         boolean trailingSlash = decoded.endsWith("/") || decoded.endsWith("/.") || decoded.endsWith("/..");
         String relative = normalized;
-        if (aliasPrefix != null) {
+        if (alias) {
             relative = stripPrefix(normalized);
             if (relative == null) {
                 return NOT_FOUND;
@@ -63,7 +74,7 @@ final class SafePathResolver {
         if (!allowDotfiles && hasDotSegment(relative)) {
             return NOT_FOUND;
         }
-        return new Resolution.Found(relative, trailingSlash, "/" + normalized);
+        return new Resolution.Found(relative, trailingSlash, normalized);
     }
 
     /**
@@ -172,10 +183,6 @@ final class SafePathResolver {
 
     /** The part of a normalized path below the alias prefix, or null when the path is not under it. */
     private String stripPrefix(String normalized) {
-        String prefix = aliasPrefix.startsWith("/") ? aliasPrefix.substring(1) : aliasPrefix;
-        if (prefix.endsWith("/")) {
-            prefix = prefix.substring(0, prefix.length() - 1);
-        }
         if (prefix.isEmpty()) {
             return normalized;
         }
@@ -183,6 +190,6 @@ final class SafePathResolver {
             return "";
         }
         // "/staticfoo" under prefix "/static" is a sibling, not a child: nginx would map it next to dir
-        return normalized.startsWith(prefix + "/") ? normalized.substring(prefix.length() + 1) : null;
+        return normalized.startsWith(prefixSlash) ? normalized.substring(prefixSlash.length()) : null;
     }
 }

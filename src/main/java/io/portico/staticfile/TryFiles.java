@@ -22,7 +22,7 @@ record TryFiles(List<Candidate> candidates, Fallback fallback) {
     record Candidate(String template, Mode mode) {
         /** The candidate's path for a request path ({@code "/" + relative}); not yet checked by the resolver. */
         String expand(String uri) {
-            return template.replace("$uri", uri);
+            return template.equals("$uri") ? uri : template.replace("$uri", uri);
         }
     }
 
