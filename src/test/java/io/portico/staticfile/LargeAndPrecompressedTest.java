@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -81,6 +82,35 @@ class LargeAndPrecompressedTest {
         harness.drain();
         assertThat(harness.read().text()).isEqualTo("0123456789");
         assertThat(harness.channel.pipeline().names()).filteredOn(n -> n.startsWith("portico-chunked")).hasSize(1);
+    }
+
+    static long openFiles(Path file) throws IOException {
+        Path fds = Path.of("/proc/self/fd");
+        Assumptions.assumeTrue(Files.isDirectory(fds), "needs /proc");
+        try (var links = Files.list(fds)) {
+            return links.filter(fd -> {
+                try {
+                    return Files.readSymbolicLink(fd).equals(file.toRealPath());
+                } catch (IOException e) {
+                    return false;
+                }
+            }).count();
+        }
+    }
+
+    @Test
+    void theFileIsClosedAfterSendingAndWhenTheClientLeavesDuringTheOpen() throws IOException {
+        Path file = site.resolve("big.txt");
+        harness.get(responder, "/big.txt");
+        assertThat(openFiles(file)).isZero(); // the region was released after the transfer
+
+        Exchange exchange = harness.open(responder, HttpMethod.GET, "/big.txt", false);
+        assertThat(harness.tasks).isNotEmpty(); // the open is pending
+        harness.tasks.poll().run(); // the executor opens the file...
+        exchange.onClientClosed(); // ...while the client goes away
+        harness.drain();
+        assertThat((Object) harness.channel.readOutbound()).isNull();
+        assertThat(openFiles(file)).isZero();
     }
 
     @Test
