@@ -1,0 +1,181 @@
+package io.portico.staticfile;
+
+import com.github.benmanes.caffeine.cache.AsyncLoadingCache;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Ticker;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.portico.config.StaticConfig;
+import io.portico.config.StaticConfig.FollowSymlinks;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+/**
+ * nginx's open_file_cache: metadata of every looked-up path (negative entries too) for {@code revalidate}, and the
+ * bytes of small files bounded by {@code cacheMaxSize}. Loads run on the executor, never on the caller's thread.
+ *
+ * <p>Cached bytes are read-only direct buffers wrapped as unreleasable: responses write a {@code duplicate()} (own
+ * indices, same memory) and whoever releases it does nothing. The memory belongs to the {@link ByteBuffer}; when
+ * an entry is evicted and the last in-flight write is done the garbage collector frees it. No reference counts, so
+ * no release to forget on eviction or on a failed write.
+ */
+final class FileCache {
+    private static final long MAX_META_ENTRIES = 65_536;
+
+    /**
+     * The key of a metadata entry: a location directory and a path the resolver validated below it. A string, so
+     * that a hit builds no {@link Path}; the directory matters for the inside-root symlink check.
+     */
+    record Key(Path root, String relative) {}
+
+    /** The key of cached bytes: a changed file (mtime or size) is a different key, so stale bytes are never hit. */
+    record ContentKey(Path real, long mtimeMillis, long size) {}
+
+    /** The file on disk no longer matches the metadata the response headers were built from. */
+    static final class FileChangedException extends IOException {
+        FileChangedException(Path file) {
+            super("changed while reading: " + file);
+        }
+    }
+
+    private final AsyncLoadingCache<Key, FileMeta> meta;
+    private final Cache<ContentKey, ByteBuf> content;
+    private final Executor executor;
+    private final long maxFileSize;
+    private final FollowSymlinks followSymlinks;
+    private final MediaTypes mediaTypes;
+
+    FileCache(StaticConfig config, MediaTypes mediaTypes, Executor executor, Ticker ticker) {
+        this.mediaTypes = mediaTypes;
+        this.executor = executor;
+        this.maxFileSize = config.cacheMaxFileSize();
+        this.followSymlinks = config.followSymlinks();
+        this.meta = Caffeine.newBuilder()
+                .executor(executor)
+                .ticker(ticker)
+                .maximumSize(MAX_META_ENTRIES)
+                .expireAfterWrite(config.revalidate())
+                .buildAsync(this::stat);
+        this.content = Caffeine.newBuilder()
+                .executor(executor)
+                .ticker(ticker)
+                .maximumWeight(config.cacheMaxSize())
+                .<ContentKey, ByteBuf>weigher((key, buf) -> (int) Math.min(Integer.MAX_VALUE, key.size()))
+                .build();
+    }
+
+    Executor executor() {
+        return executor;
+    }
+
+    /** The metadata of {@code relative} (validated by the resolver) under {@code root}; complete on a cached hit. */
+    CompletableFuture<FileMeta> meta(Path root, String relative) {
+        return meta.get(new Key(root, relative));
+    }
+
+    void invalidate(FileMeta file) {
+        meta.synchronous().invalidate(file.key());
+    }
+
+    boolean fitsInMemory(FileMeta file) {
+        return file.size() <= maxFileSize && file.size() < Integer.MAX_VALUE;
+    }
+
+    /**
+     * The bytes of a small file, shared and read-only: write {@code duplicate()} or {@code slice()} of it. Only
+     * successful reads are cached (a failed one is the caller's to retry), so concurrent misses may read twice.
+     */
+    CompletableFuture<ByteBuf> content(FileMeta file) {
+        ContentKey key = new ContentKey(file.real(), file.mtimeMillis(), file.size());
+        ByteBuf cached = content.getIfPresent(key);
+        if (cached != null) {
+            return CompletableFuture.completedFuture(cached);
+        }
+        return CompletableFuture.supplyAsync(() -> read(file), executor).thenApply(bytes -> {
+            content.put(key, bytes);
+            return bytes;
+        });
+    }
+
+    /** Opens a large file off the caller's thread; the caller owns the channel and must close it on every path. */
+    CompletableFuture<FileChannel> open(FileMeta file) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                FileChannel channel = FileChannel.open(file.real(), StandardOpenOption.READ);
+                if (channel.size() < file.size()) {
+                    channel.close();
+                    throw new FileChangedException(file.real());
+                }
+                return channel;
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, executor);
+    }
+
+    private FileMeta stat(Key key) {
+        Path file = key.relative().isEmpty() ? key.root() : key.root().resolve(key.relative()).normalize();
+        if (!file.startsWith(key.root())) {
+            return FileMeta.missing(key, file); // the resolver never yields this; belt and braces
+        }
+        FileMeta meta = stat(key, file);
+        if (!meta.isFile()) {
+            return meta;
+        }
+        // the precompressed siblings, stat'ed now so a hit on the file knows its variants without more lookups
+        FileMeta[] variants = new FileMeta[ContentCoding.PREFERENCE.length];
+        boolean any = false;
+        for (ContentCoding coding : ContentCoding.PREFERENCE) {
+            Key sibling = new Key(key.root(), key.relative() + coding.suffix);
+            FileMeta variant = stat(sibling, file.resolveSibling(file.getFileName() + coding.suffix));
+            if (variant.isFile()) {
+                variants[coding.ordinal()] = variant;
+                any = true;
+            }
+        }
+        return any ? FileMeta.file(key, file, meta.real(), meta.size(), meta.mtimeMillis(), meta.contentType(),
+                variants) : meta;
+    }
+
+    private FileMeta stat(Key key, Path file) {
+        try {
+            Path real = SafePathResolver.followable(key.root(), file, followSymlinks);
+            BasicFileAttributes attributes = Files.readAttributes(real, BasicFileAttributes.class);
+            if (attributes.isDirectory()) {
+                return FileMeta.directory(key, file, real);
+            }
+            if (attributes.isRegularFile()) {
+                long mtime = attributes.lastModifiedTime().toMillis();
+                String type = mediaTypes.of(file.getFileName().toString());
+                return FileMeta.file(key, file, real, attributes.size(), mtime, type, null);
+            }
+            return FileMeta.missing(key, file);
+        } catch (IOException | SecurityException e) {
+            return FileMeta.missing(key, file);
+        }
+    }
+
+    private static ByteBuf read(FileMeta file) {
+        try (FileChannel channel = FileChannel.open(file.real(), StandardOpenOption.READ)) {
+            ByteBuffer bytes = ByteBuffer.allocateDirect((int) file.size());
+            while (bytes.hasRemaining() && channel.read(bytes) >= 0) {
+                // read until full or end of file
+            }
+            if (bytes.hasRemaining() || channel.size() != file.size()) {
+                throw new FileChangedException(file.real());
+            }
+            bytes.flip();
+            return Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(bytes.asReadOnlyBuffer()));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}

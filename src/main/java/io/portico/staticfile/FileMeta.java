@@ -1,0 +1,63 @@
+package io.portico.staticfile;
+
+import io.netty.handler.codec.DateFormatter;
+import java.nio.file.Path;
+import java.util.Date;
+
+/**
+ * What the open-file cache knows about one path: whether it is a servable file, a directory or nothing (missing,
+ * refused symlink, device...), with the validators precomputed so a cached hit formats nothing. The content type is
+ * the one of the name as requested ({@code path}), not of a symlink's target.
+ *
+ * @param key the cache key it was loaded for (to invalidate it)
+ * @param path the lexical path under the location directory; {@code real}: the symlink-free path to open
+ * @param variants of a file: its precompressed siblings by {@link ContentCoding} ordinal (null where absent), or
+ *     null when it has none, stat'ed with it so that a hit needs a single lookup
+ */
+record FileMeta(
+        Kind kind,
+        FileCache.Key key,
+        Path path,
+        Path real,
+        long size,
+        long mtimeMillis,
+        String etag,
+        String lastModified,
+        String contentType,
+        FileMeta[] variants) {
+
+    enum Kind {
+        FILE,
+        DIRECTORY,
+        MISSING
+    }
+
+    static FileMeta missing(FileCache.Key key, Path path) {
+        return new FileMeta(Kind.MISSING, key, path, null, 0, 0, null, null, null, null);
+    }
+
+    static FileMeta directory(FileCache.Key key, Path path, Path real) {
+        return new FileMeta(Kind.DIRECTORY, key, path, real, 0, 0, null, null, null, null);
+    }
+
+    /** A regular file; the ETag is nginx's: hex mtime seconds, dash, hex size. */
+    static FileMeta file(FileCache.Key key, Path path, Path real, long size, long mtimeMillis, String contentType,
+            FileMeta[] variants) {
+        long seconds = Math.floorDiv(mtimeMillis, 1000L);
+        String etag = "\"" + Long.toHexString(seconds) + "-" + Long.toHexString(size) + "\"";
+        String lastModified = DateFormatter.format(new Date(seconds * 1000));
+        return new FileMeta(Kind.FILE, key, path, real, size, mtimeMillis, etag, lastModified, contentType, variants);
+    }
+
+    boolean isFile() {
+        return kind == Kind.FILE;
+    }
+
+    boolean isDirectory() {
+        return kind == Kind.DIRECTORY;
+    }
+
+    long mtimeSeconds() {
+        return Math.floorDiv(mtimeMillis, 1000L);
+    }
+}

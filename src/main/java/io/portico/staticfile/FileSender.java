@@ -1,0 +1,157 @@
+package io.portico.staticfile;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpHeadersFactory;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.stream.ChunkedNioFile;
+import io.portico.staticfile.Preconditions.Decision;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+
+/**
+ * Answers GET/HEAD for a file whose metadata is known: conditionals, range, headers, then the body from the memory
+ * cache (small files), by sendfile (plain connections) or in chunks (TLS). Every response ends with a
+ * LastHttpContent (a FullHttpResponse or an explicit EMPTY_LAST_CONTENT).
+ */
+final class FileSender {
+    /** Header values here are built from validated metadata, so per-request validation would only cost time. */
+    static final HttpHeadersFactory HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
+
+    private static final HttpHeadersFactory TRAILERS = DefaultHttpHeadersFactory.trailersFactory();
+    private static final int CHUNK_SIZE = 16 * 1024;
+
+    private final FileCache cache;
+    private final CachingHeaders caching;
+
+    FileSender(FileCache cache, CachingHeaders caching) {
+        this.cache = cache;
+        this.caching = caching;
+    }
+
+    void send(StaticExchange exchange, Representation representation) {
+        FileMeta file = representation.file();
+        HttpHeaders request = exchange.request().headers();
+        boolean get = exchange.request().method().equals(HttpMethod.GET);
+        Decision decision = Preconditions.evaluate(request, get, file.etag(), file.mtimeSeconds(), file.size());
+        if (decision instanceof Decision.PreconditionFailed) {
+            exchange.error(HttpResponseStatus.PRECONDITION_FAILED);
+        } else if (decision instanceof Decision.RangeNotSatisfiable) {
+            exchange.error(HttpResponseStatus.REQUESTED_RANGE_NOT_SATISFIABLE,
+                    new DefaultHttpHeaders().set(HttpHeaderNames.CONTENT_RANGE, "bytes */" + file.size()));
+        } else if (decision instanceof Decision.NotModified) {
+            HttpResponse response = full(HttpResponseStatus.NOT_MODIFIED, Unpooled.EMPTY_BUFFER);
+            validators(response.headers(), representation);
+            exchange.answering();
+            exchange.client().channel().writeAndFlush(response);
+        } else if (decision instanceof Decision.Partial range) {
+            body(exchange, representation, range.start(), range.length(), true);
+        } else {
+            body(exchange, representation, 0, file.size(), false);
+        }
+    }
+
+    private void body(StaticExchange exchange, Representation representation, long start, long length,
+            boolean partial) {
+        FileMeta file = representation.file();
+        HttpResponseStatus status = partial ? HttpResponseStatus.PARTIAL_CONTENT : HttpResponseStatus.OK;
+        boolean head = exchange.request().method().equals(HttpMethod.HEAD);
+        Channel channel = exchange.client().channel();
+        if (head || length == 0) {
+            HttpResponse response = full(status, Unpooled.EMPTY_BUFFER);
+            entityHeaders(response.headers(), representation, start, length, partial);
+            exchange.answering();
+            channel.writeAndFlush(response);
+        } else if (cache.fitsInMemory(file)) {
+            exchange.await(cache.content(file), bytes -> {
+                // a duplicate or slice of the unreleasable cached buffer: own indices, nothing to release
+                ByteBuf body = partial ? bytes.slice((int) start, (int) length) : bytes.duplicate();
+                HttpResponse response = full(status, body);
+                entityHeaders(response.headers(), representation, start, length, partial);
+                exchange.answering();
+                channel.writeAndFlush(response);
+            }, failure -> exchange.retry(representation, failure), bytes -> {});
+        } else {
+            exchange.await(cache.open(file), fileChannel -> {
+                HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, status, HEADERS);
+                entityHeaders(response.headers(), representation, start, length, partial);
+                exchange.answering();
+                channel.write(response);
+                writeFile(exchange, fileChannel, start, length);
+                channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+            }, failure -> exchange.retry(representation, failure), FileSender::close);
+        }
+    }
+
+    /** Hands the open file to the channel: from here on the region or chunked input owns it and closes it. */
+    private static void writeFile(StaticExchange exchange, FileChannel file, long start, long length) {
+        Channel channel = exchange.client().channel();
+        if (!exchange.client().secure()) {
+            channel.write(new DefaultFileRegion(file, start, length));
+            return;
+        }
+        try {
+            FileChunks chunks = new FileChunks(new ChunkedNioFile(file, start, length, CHUNK_SIZE));
+            ChunkedWrites.ensure(channel.pipeline());
+            channel.write(chunks).addListener(written -> {
+                if (!written.isSuccess()) {
+                    chunks.close(); // failed before ChunkedWriteHandler took it: nobody else closes the file
+                }
+            });
+        } catch (IOException e) {
+            close(file);
+            channel.close(); // the head is out and the body cannot follow: only closing tells the client
+        }
+    }
+
+    private static HttpResponse full(HttpResponseStatus status, ByteBuf content) {
+        return new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content, HEADERS, TRAILERS);
+    }
+
+    private void entityHeaders(HttpHeaders headers, Representation representation, long start, long length,
+            boolean partial) {
+        FileMeta file = representation.file();
+        headers.set(HttpHeaderNames.CONTENT_TYPE, representation.original().contentType());
+        headers.set(HttpHeaderNames.CONTENT_LENGTH, length);
+        if (partial) {
+            headers.set(HttpHeaderNames.CONTENT_RANGE,
+                    "bytes " + start + "-" + (start + length - 1) + "/" + file.size());
+        }
+        headers.set(HttpHeaderNames.ACCEPT_RANGES, HttpHeaderValues.BYTES);
+        validators(headers, representation);
+    }
+
+    private void validators(HttpHeaders headers, Representation representation) {
+        FileMeta file = representation.file();
+        headers.set(HttpHeaderNames.LAST_MODIFIED, file.lastModified());
+        headers.set(HttpHeaderNames.ETAG, file.etag());
+        if (representation.coding() != null) {
+            headers.set(HttpHeaderNames.CONTENT_ENCODING, representation.coding().token);
+        }
+        if (representation.vary()) {
+            headers.set(HttpHeaderNames.VARY, HttpHeaderNames.ACCEPT_ENCODING);
+        }
+        caching.addTo(headers);
+    }
+
+    static void close(FileChannel file) {
+        try {
+            file.close();
+        } catch (IOException ignored) {
+            // nothing was written from it; a failed close leaks nothing more than it already has
+        }
+    }
+}

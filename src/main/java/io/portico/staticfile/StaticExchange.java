@@ -1,0 +1,190 @@
+package io.portico.staticfile;
+
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.portico.route.ClientExchange;
+import io.portico.route.Exchange;
+import io.portico.route.Responder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One static request: walks the try-files candidates, then answers with a file, a redirect, a listing or an error,
+ * or hands the request to a named upstream. Lives on the event loop; cache misses complete elsewhere and come
+ * back through {@link #await}. Request body parts are held until it is known whether an upstream wants them.
+ */
+final class StaticExchange implements Exchange {
+    private static final Logger log = LoggerFactory.getLogger(StaticExchange.class);
+    private static final int MAX_ATTEMPTS = 2;
+
+    private final StaticResponder location;
+    private final ClientExchange client;
+    private final HttpRequest request;
+    private final List<HttpContent> held = new ArrayList<>(0);
+    private Exchange delegate;
+    /** A response was started or the client went away: late completions are dropped. */
+    private boolean done;
+    private int attempts;
+
+    StaticExchange(StaticResponder location, ClientExchange client, HttpRequest request) {
+        this.location = location;
+        this.client = client;
+        this.request = request;
+    }
+
+    ClientExchange client() {
+        return client;
+    }
+
+    HttpRequest request() {
+        return request;
+    }
+
+    StaticResponder location() {
+        return location;
+    }
+
+    void start() {
+        attempts++;
+        new PathWalk(this).start();
+    }
+
+    @Override
+    public void onContent(HttpContent content) {
+        if (delegate != null) {
+            delegate.onContent(content);
+        } else if (done) {
+            content.release();
+        } else {
+            held.add(content);
+        }
+    }
+
+    @Override
+    public void onClientClosed() {
+        done = true;
+        releaseHeld();
+        if (delegate != null) {
+            delegate.onClientClosed();
+        }
+    }
+
+    /** Hands the request to the named upstream, replaying the body parts received so far. */
+    void delegate(String name) {
+        Responder upstream = location.named(name);
+        if (upstream == null) {
+            log.error("try-files fallback @{} names no upstream", name);
+            error(HttpResponseStatus.INTERNAL_SERVER_ERROR);
+            return;
+        }
+        delegate = upstream.open(client, request);
+        for (HttpContent content : held) {
+            delegate.onContent(content);
+        }
+        held.clear();
+    }
+
+    /** Marks the response as started; from now on late completions and body parts are dropped. */
+    void answering() {
+        done = true;
+        releaseHeld();
+    }
+
+    void error(HttpResponseStatus status) {
+        error(status, null);
+    }
+
+    void error(HttpResponseStatus status, HttpHeaders headers) {
+        answering();
+        client.sendError(status, headers, false);
+    }
+
+    void methodNotAllowed() {
+        error(HttpResponseStatus.METHOD_NOT_ALLOWED, new DefaultHttpHeaders().set(HttpHeaderNames.ALLOW, "GET, HEAD"));
+    }
+
+    /** The file changed or vanished between stat and read: forget it and walk again, once. */
+    void retry(Representation representation, Throwable failure) {
+        FileMeta file = representation.file();
+        location.cache().invalidate(representation.original()); // it holds the variant's metadata too
+        location.cache().invalidate(file);
+        if (attempts < MAX_ATTEMPTS) {
+            start();
+        } else {
+            log.warn("cannot read {}: {}", file.path(), failure.toString());
+            error(failure.getCause() instanceof java.nio.file.AccessDeniedException
+                    ? HttpResponseStatus.FORBIDDEN
+                    : HttpResponseStatus.INTERNAL_SERVER_ERROR);
+        }
+    }
+
+    /**
+     * Continues with the result of {@code future} on the event loop: at once when it is already complete (a cached
+     * hit), else after a hop. A result arriving after the exchange is over goes to {@code discard} (close files).
+     */
+    <T> void await(CompletableFuture<T> future, Consumer<T> then, Consumer<Throwable> failed, Consumer<T> discard) {
+        if (future.isDone()) {
+            complete(future, then, failed, discard);
+            return;
+        }
+        future.whenComplete((value, failure) -> {
+            try {
+                client.channel().eventLoop().execute(() -> complete(future, then, failed, discard));
+            } catch (RejectedExecutionException e) {
+                if (value != null) {
+                    discard.accept(value);
+                }
+            }
+        });
+    }
+
+    private <T> void complete(CompletableFuture<T> future, Consumer<T> then, Consumer<Throwable> failed,
+            Consumer<T> discard) {
+        T value = null;
+        Throwable failure = null;
+        try {
+            value = future.join();
+        } catch (RuntimeException e) {
+            failure = e.getCause() != null ? e.getCause() : e;
+        }
+        if (done) {
+            if (value != null) {
+                discard.accept(value);
+            }
+            return;
+        }
+        try {
+            if (failure == null) {
+                then.accept(value);
+            } else {
+                failed.accept(failure);
+            }
+        } catch (RuntimeException e) {
+            failed(e);
+        }
+    }
+
+    /** An unexpected failure: a 500 unless the response has started (then the server's close is all there is). */
+    void failed(RuntimeException e) {
+        log.error("static request {} failed", client.rawPath(), e);
+        if (!done) {
+            error(HttpResponseStatus.INTERNAL_SERVER_ERROR);
+        }
+    }
+
+    private void releaseHeld() {
+        for (HttpContent content : held) {
+            content.release();
+        }
+        held.clear();
+    }
+}
