@@ -336,15 +336,17 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
             upstreamBroken("malformed upstream response body: " + content.decoderResult().cause());
             return;
         }
+        if (content instanceof LastHttpContent) {
+            // Everything is settled before the last write: on it the server logs the request and may start the next.
+            client.log().upstream(server.address().toString(), System.nanoTime() - attemptStart);
+            responseComplete();
+            clientChannel.writeAndFlush(content);
+            return;
+        }
         int n = content.content().readableBytes();
         clientPending += n;
-        ChannelFuture written = clientChannel.writeAndFlush(content);
-        written.addListener(f -> clientWritten(n));
-        if (content instanceof LastHttpContent) {
-            responseComplete();
-        } else {
-            readMore();
-        }
+        clientChannel.writeAndFlush(content).addListener(f -> clientWritten(n));
+        readMore();
     }
 
     private void clientWritten(int n) {
@@ -367,9 +369,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
     }
 
     private void responseComplete() {
-        UpstreamServer s = server;
-        client.log().upstream(s.address().toString(), System.nanoTime() - attemptStart);
-        s.succeeded();
+        server.succeeded();
         boolean requestComplete = buffered != null || clientBodyDone;
         endAttempt(upstreamKeepAlive && requestComplete);
         finish();
