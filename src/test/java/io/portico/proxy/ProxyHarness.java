@@ -60,6 +60,11 @@ final class ProxyHarness implements AutoCloseable {
     volatile boolean trusted;
 
     ProxyHarness(UpstreamConfig upstream, TargetConfig.Proxy target, long maxBodySize, int loops, boolean epoll) throws InterruptedException {
+        this(upstream, target, maxBodySize, loops, epoll, "/");
+    }
+
+    ProxyHarness(UpstreamConfig upstream, TargetConfig.Proxy target, long maxBodySize, int loops, boolean epoll, String prefix)
+            throws InterruptedException {
         boolean native_ = epoll && Epoll.isAvailable();
         group = new MultiThreadIoEventLoopGroup(loops, native_ ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         LimitsConfig limits = new LimitsConfig(8192, 16384, 100, maxBodySize, Duration.ofSeconds(10), Duration.ofSeconds(10),
@@ -67,7 +72,7 @@ final class ProxyHarness implements AutoCloseable {
         PorticoConfig config = new PorticoConfig(null, null, List.of(), loops, null, Duration.ofSeconds(1), limits, null,
                 List.of(Cidr.parse("127.0.0.1")), List.of(), Map.of("app", upstream), Map.of(), Map.of(), List.of(), null);
         proxies = Proxies.start(config, group);
-        LocationConfig location = TestConfigs.location("/", target);
+        LocationConfig location = TestConfigs.location(prefix, target);
         responder = proxies.responder(location, target);
         Class<? extends ServerChannel> serverClass = native_ ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         server = new ServerBootstrap()
