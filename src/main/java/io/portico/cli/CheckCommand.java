@@ -1,0 +1,52 @@
+package io.portico.cli;
+
+import io.portico.config.ConfigDump;
+import io.portico.config.ConfigProblem;
+import io.portico.config.InvalidConfigException;
+import io.portico.config.PorticoConfig;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** {@code portico check}, like {@code nginx -t}: every problem at once, or the effective configuration. */
+@Command(name = "check", mixinStandardHelpOptions = true,
+        description = "Check a configuration: print every problem (exit 1), or 'configuration ok' and the effective config.")
+final class CheckCommand implements Callable<Integer> {
+    @Mixin
+    ConfigOptions conf;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        PorticoConfig config;
+        try {
+            config = conf.load();
+        } catch (InvalidConfigException e) {
+            printProblems(err, e);
+            return 1;
+        }
+        for (String w : ConfigWarnings.of(config)) {
+            err.println("warning: " + w);
+        }
+        out.println("configuration ok: " + config.file());
+        out.println("# effective configuration, every default filled in, paths relative to " + config.prefix());
+        out.print(ConfigDump.render(config));
+        out.flush();
+        return 0;
+    }
+
+    static void printProblems(PrintWriter err, InvalidConfigException e) {
+        for (ConfigProblem p : e.problems()) {
+            err.println(p);
+        }
+        err.println("configuration has " + e.problems().size() + (e.problems().size() == 1 ? " problem" : " problems"));
+        err.flush();
+    }
+}

@@ -1,0 +1,69 @@
+package io.portico.cli;
+
+import io.portico.config.InvalidConfigException;
+import io.portico.config.PorticoConfig;
+import io.portico.server.ListenException;
+import io.portico.server.PorticoServer;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** {@code portico serve}: run until SIGTERM or SIGINT, then drain gracefully. */
+@Command(name = "serve", mixinStandardHelpOptions = true, description = "Run Portico (the default command).")
+final class ServeCommand implements Callable<Integer> {
+    @Mixin
+    ConfigOptions conf;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter err = spec.commandLine().getErr();
+        PorticoConfig config;
+        try {
+            config = conf.load();
+        } catch (InvalidConfigException e) {
+            CheckCommand.printProblems(err, e);
+            err.println("portico: not started");
+            err.flush();
+            return 1;
+        }
+        ConfigWarnings.of(config).forEach(w -> err.println("warning: " + w));
+        Running running;
+        try {
+            running = Running.start(config);
+        } catch (ListenException e) {
+            err.println("portico: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            running.close();
+            stopped.countDown();
+        }, "portico-shutdown"));
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+
+    /** What serve runs: the server, and the demo app when the config enables it. */
+    record Running(PorticoServer server) implements AutoCloseable {
+        static Running start(PorticoConfig config) throws ListenException {
+            return new Running(PorticoServer.start(config));
+        }
+
+        @Override
+        public void close() {
+            server.stop();
+        }
+    }
+}

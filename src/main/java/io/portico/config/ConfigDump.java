@@ -1,0 +1,229 @@
+package io.portico.config;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import java.util.stream.Collectors;
+
+/** Renders a validated config as HOCON with every default filled in and every path absolute ({@code portico check}). */
+public final class ConfigDump {
+    private final StringBuilder out = new StringBuilder();
+    private int depth;
+
+    private ConfigDump() {}
+
+    public static String render(PorticoConfig c) {
+        ConfigDump d = new ConfigDump();
+        d.open("portico");
+        d.kv("listen", list(c.listen().stream().map(ListenAddress::toString).toList()));
+        d.kv("workers", c.workers());
+        d.kv("access-log", str(c.accessLog().toString()));
+        d.kv("shutdown-timeout", dur(c.shutdownTimeout()));
+        LimitsConfig l = c.limits();
+        d.open("limits");
+        d.kv("max-request-line", l.maxRequestLine());
+        d.kv("max-header-size", l.maxHeaderSize());
+        d.kv("max-header-count", l.maxHeaderCount());
+        d.kv("max-body-size", l.maxBodySize());
+        d.kv("client-header-timeout", dur(l.clientHeaderTimeout()));
+        d.kv("client-body-timeout", dur(l.clientBodyTimeout()));
+        d.kv("send-timeout", dur(l.sendTimeout()));
+        d.kv("keepalive-timeout", dur(l.keepaliveTimeout()));
+        d.kv("keepalive-requests", l.keepaliveRequests());
+        d.kv("max-connections", l.maxConnections());
+        d.close();
+        StaticConfig s = c.staticFiles();
+        d.open("static");
+        d.open("cache");
+        d.kv("max-size", s.cacheMaxSize());
+        d.kv("max-file-size", s.cacheMaxFileSize());
+        d.kv("revalidate", dur(s.revalidate()));
+        d.close();
+        d.kv("follow-symlinks", enumName(s.followSymlinks()));
+        d.kv("media-types", map(s.mediaTypes()));
+        d.close();
+        d.kv("trusted-proxies", list(c.trustedProxies().stream().map(Cidr::toString).toList()));
+        d.kv("allow-unlimited", list(c.allowUnlimited().stream().map(Cidr::toString).toList()));
+        d.open("upstreams");
+        c.upstreams().values().stream().sorted((a, b) -> a.name().compareTo(b.name())).forEach(d::upstream);
+        d.close();
+        d.open("rate-limits");
+        c.rateLimits().values().stream().sorted((a, b) -> a.name().compareTo(b.name())).forEach(d::zone);
+        d.close();
+        d.open("limit-conn");
+        c.limitConn().values().stream().sorted((a, b) -> a.name().compareTo(b.name())).forEach(z -> {
+            d.open(z.name());
+            d.kv("key", str(z.key()));
+            d.kv("max", z.max());
+            d.kv("status", z.status());
+            d.close();
+        });
+        d.close();
+        d.line("locations = [");
+        d.depth++;
+        c.locations().forEach(d::location);
+        d.depth--;
+        d.line("]");
+        DemoAppConfig a = c.demoApp();
+        d.open("demo-app");
+        d.kv("enabled", a.enabled());
+        d.kv("listen", str(a.listen().toString()));
+        d.kv("workers", a.workers());
+        d.kv("keepalive", a.keepalive());
+        d.kv("root", str(a.root().toString()));
+        d.close();
+        d.close();
+        return d.out.toString();
+    }
+
+    private void upstream(UpstreamConfig u) {
+        open(u.name());
+        line("servers = [");
+        depth++;
+        for (UpstreamServerConfig s : u.servers()) {
+            line("{ address = " + str(s.address().toString()) + ", weight = " + s.weight() + ", max-fails = "
+                    + s.maxFails() + ", fail-timeout = " + dur(s.failTimeout()) + ", backup = " + s.backup() + " }");
+        }
+        depth--;
+        line("]");
+        kv("balance", enumName(u.balance()));
+        kv("hash-key", str(u.hashKey()));
+        kv("keepalive", u.keepalive());
+        kv("keepalive-timeout", dur(u.keepaliveTimeout()));
+        kv("max-connections", u.maxConnections());
+        kv("max-queue", u.maxQueue());
+        kv("queue-timeout", dur(u.queueTimeout()));
+        kv("connect-timeout", dur(u.connectTimeout()));
+        kv("send-timeout", dur(u.sendTimeout()));
+        kv("read-timeout", dur(u.readTimeout()));
+        kv("retries", u.retries());
+        u.healthCheck().ifPresent(h -> {
+            open("health-check");
+            kv("path", str(h.path()));
+            kv("interval", dur(h.interval()));
+            kv("timeout", dur(h.timeout()));
+            kv("rise", h.rise());
+            kv("fall", h.fall());
+            kv("expect", str(h.expectMin() == h.expectMax() ? "" + h.expectMin() : h.expectMin() + "-" + h.expectMax()));
+            close();
+        });
+        close();
+    }
+
+    private void zone(RateLimitZoneConfig z) {
+        open(z.name());
+        kv("key", str(z.key()));
+        kv("rate", z.requests() + (z.per().equals(Duration.ofSeconds(1)) ? "r/s" : "r/m"));
+        kv("burst", z.burst());
+        kv("nodelay", z.nodelay());
+        kv("delay", z.delay());
+        kv("status", z.status());
+        kv("max-clients", z.maxClients());
+        kv("dry-run", z.dryRun());
+        kv("ipv6-prefix", z.ipv6Prefix());
+        kv("headers", z.headers());
+        close();
+    }
+
+    private void location(LocationConfig l) {
+        line("{");
+        depth++;
+        String matchKey = switch (l.match().kind()) {
+            case EXACT -> "exact";
+            case REGEX -> "regex";
+            case PREFIX -> "path";
+        };
+        kv(matchKey, str(l.match().value()));
+        if (l.target() instanceof TargetConfig.Static s) {
+                kv(s.alias() ? "alias" : "root", str(s.dir() + "/"));
+                kv("index", list(s.index()));
+                kv("try-files", list(s.tryFiles()));
+                kv("autoindex", s.autoindex());
+                kv("precompressed", s.precompressed());
+                kv("allow-dotfiles", s.allowDotfiles());
+                kv("expires", s.expires().map(ConfigDump::dur).orElse("null"));
+                kv("cache-control", s.cacheControl().map(ConfigDump::str).orElse("null"));
+        } else if (l.target() instanceof TargetConfig.Proxy p) {
+                kv("proxy", p.uriPrefix().map(u -> str("http://" + p.upstream() + u)).orElse(p.upstream()));
+                kv("host", p.hostFromUpstream() ? "upstream" : "client");
+                kv("proxy-request-buffering", p.requestBuffering());
+                kv("proxy-response-buffering", p.responseBuffering());
+                kv("client-body-buffer-size", p.clientBodyBufferSize());
+                kv("proxy-buffers", p.proxyBuffers());
+                kv("via", p.via());
+                kv("set-request-headers", map(p.setRequestHeaders()));
+                kv("set-response-headers", map(p.setResponseHeaders()));
+        } else if (l.target() instanceof TargetConfig.Return r) {
+            kv("return", "{ status = " + r.status()
+                    + r.location().map(x -> ", location = " + str(x)).orElse("")
+                    + (r.body().isEmpty() ? "" : ", body = " + str(r.body())) + " }");
+        }
+        kv("rate-limit", list(l.rateLimits()));
+        kv("limit-conn", list(l.limitConn()));
+        depth--;
+        line("}");
+    }
+
+    private void open(String name) {
+        line(name + " {");
+        depth++;
+    }
+
+    private void close() {
+        depth--;
+        line("}");
+    }
+
+    private void kv(String key, Object value) {
+        line(key + " = " + value);
+    }
+
+    private void line(String text) {
+        out.append("  ".repeat(depth)).append(text).append('\n');
+    }
+
+    static String str(String s) {
+        StringBuilder b = new StringBuilder("\"");
+        for (char ch : s.toCharArray()) {
+            switch (ch) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                case '\n' -> b.append("\\n");
+                default -> b.append(ch);
+            }
+        }
+        return b.append('"').toString();
+    }
+
+    private static String list(List<String> items) {
+        return items.stream().map(ConfigDump::str).collect(Collectors.joining(", ", "[", "]"));
+    }
+
+    private static String map(Map<String, String> m) {
+        if (m.isEmpty()) {
+            return "{}";
+        }
+        return m.entrySet().stream().sorted(Map.Entry.comparingByKey())
+                .map(e -> str(e.getKey()) + " = " + str(e.getValue())).collect(Collectors.joining(", ", "{ ", " }"));
+    }
+
+    static String dur(Duration d) {
+        long ms = d.toMillis();
+        if (ms % 3_600_000 == 0 && ms > 0) {
+            return ms / 3_600_000 + "h";
+        }
+        if (ms % 60_000 == 0 && ms > 0) {
+            return ms / 60_000 + "m";
+        }
+        if (ms % 1000 == 0) {
+            return ms / 1000 + "s";
+        }
+        return ms + "ms";
+    }
+
+    private static String enumName(Enum<?> e) {
+        return e.name().toLowerCase().replace('_', '-');
+    }
+
+}

@@ -1,0 +1,241 @@
+package io.portico.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigObject;
+import com.typesafe.config.ConfigValue;
+import com.typesafe.config.ConfigValueType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/** Reads {@code locations}: one match and one target each, plus the zones and options of defaults.location. */
+final class LocationReader {
+    private static final List<String> MATCHES = List.of("path", "exact", "regex");
+    private static final List<String> TARGETS = List.of("alias", "root", "proxy", "return");
+    private static final Set<String> STATIC_KEYS = Set.of(
+            "index", "try-files", "autoindex", "precompressed", "allow-dotfiles", "expires", "cache-control");
+    private static final Set<String> PROXY_KEYS = Set.of(
+            "host", "proxy-request-buffering", "proxy-response-buffering", "streaming", "client-body-buffer-size",
+            "proxy-buffers", "via", "set-request-headers", "set-response-headers");
+
+    private final Node root;
+    private final Config defaults;
+    private final Paths paths;
+    private final Set<String> upstreams;
+    private final Set<String> zones;
+    private final Set<String> connZones;
+
+    LocationReader(
+            Node root, Config defaults, Paths paths, Set<String> upstreams, Set<String> zones, Set<String> connZones) {
+        this.root = root;
+        this.defaults = defaults.getConfig("location");
+        this.paths = paths;
+        this.upstreams = upstreams;
+        this.zones = zones;
+        this.connZones = connZones;
+    }
+
+    List<LocationConfig> readAll() {
+        List<LocationConfig> out = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        List<ConfigValue> list = root.list("locations");
+        for (int i = 0; i < list.size(); i++) {
+            ConfigValue v = list.get(i);
+            if (v.valueType() != ConfigValueType.OBJECT) {
+                root.problem("locations", "element " + i + " is not an object (expected: { path = \"/\", ... })");
+                continue;
+            }
+            Node n = root.element((ConfigObject) v, root.key("locations") + "." + i, defaults);
+            read(n).ifPresent(l -> {
+                if (!seen.add(l.match().toString())) {
+                    n.problem(l.match().kind().name().toLowerCase().replace("prefix", "path"),
+                            "duplicate location '" + l.match().value() + "' (expected: each match once)");
+                }
+                out.add(l);
+            });
+        }
+        return List.copyOf(out);
+    }
+
+    private Optional<LocationConfig> read(Node n) {
+        List<String> matchKeys = MATCHES.stream().filter(n::userSet).toList();
+        List<String> targetKeys = TARGETS.stream().filter(n::userSet).toList();
+        // Every match and target key given counts as read: too many of them is one problem, reported below.
+        matchKeys.forEach(n::isSet);
+        targetKeys.forEach(n::isSet);
+        LocationConfig.Match match = readMatch(n, matchKeys);
+        TargetConfig target = readTarget(n, targetKeys);
+        List<String> rateLimits = names(n, "rate-limit", zones, "rate-limits");
+        List<String> limitConn = names(n, "limit-conn", connZones, "limit-conn");
+        Set<String> known = new HashSet<>(STATIC_KEYS);
+        known.addAll(PROXY_KEYS);
+        known.addAll(MATCHES);
+        known.addAll(TARGETS);
+        String kind = target instanceof TargetConfig.Static ? "on a static location"
+                : target instanceof TargetConfig.Proxy ? "on a proxy location" : "on a return location";
+        n.finish(known, kind);
+        if (match == null || target == null) {
+            return Optional.empty();
+        }
+        String origin = n.origin().description();
+        return Optional.of(new LocationConfig(match, target, rateLimits, limitConn, origin));
+    }
+
+    private LocationConfig.Match readMatch(Node n, List<String> keys) {
+        if (keys.size() != 1) {
+            n.problem(keys.isEmpty() ? "path" : keys.get(1),
+                    keys.isEmpty() ? "location has no match (expected: one of path, exact, regex)"
+                            : "location has several matches " + keys + " (expected: exactly one of path, exact, regex)");
+            return null;
+        }
+        String key = keys.get(0);
+        String value = n.string(key);
+        switch (key) {
+            case "regex" -> {
+                try {
+                    Pattern.compile(value);
+                } catch (PatternSyntaxException e) {
+                    n.problem(key, "'" + value + "' is not a valid regex: " + e.getDescription());
+                    return null;
+                }
+                return new LocationConfig.Match(LocationConfig.Match.Kind.REGEX, value);
+            }
+            case "exact" -> {
+                return startsWithSlash(n, key, value)
+                        ? new LocationConfig.Match(LocationConfig.Match.Kind.EXACT, value) : null;
+            }
+            default -> {
+                return startsWithSlash(n, key, value)
+                        ? new LocationConfig.Match(LocationConfig.Match.Kind.PREFIX, value) : null;
+            }
+        }
+    }
+
+    private static boolean startsWithSlash(Node n, String key, String value) {
+        if (!value.startsWith("/")) {
+            n.problem(key, "'" + value + "' (expected: a path starting with /)");
+            return false;
+        }
+        return true;
+    }
+
+    private TargetConfig readTarget(Node n, List<String> keys) {
+        if (keys.size() != 1) {
+            n.problem(keys.isEmpty() ? "" : keys.get(1),
+                    keys.isEmpty() ? "location has no target (expected: one of alias, root, proxy, return)"
+                            : "location has several targets " + keys + " (expected: exactly one of alias, root, proxy, return)");
+            return null;
+        }
+        return switch (keys.get(0)) {
+            case "alias", "root" -> readStatic(n, keys.get(0));
+            case "proxy" -> readProxy(n);
+            default -> readReturn(n);
+        };
+    }
+
+    private TargetConfig.Static readStatic(Node n, String key) {
+        Path dir = paths.resolve(n.string(key));
+        if (!Files.isDirectory(dir)) {
+            n.problem(key, "directory " + dir + " does not exist (expected: an existing directory)");
+        }
+        List<String> index = n.strings("index");
+        List<String> tryFiles = n.strings("try-files");
+        for (int i = 0; i < tryFiles.size(); i++) {
+            String t = tryFiles.get(i);
+            if (t.startsWith("@")) {
+                if (i != tryFiles.size() - 1) {
+                    n.problem("try-files", "'" + t + "' must come last (expected: a fallback @upstream at the end)");
+                } else if (!upstreams.contains(t.substring(1))) {
+                    n.problem("try-files", "'" + t + "' names no upstream (expected: one of " + new java.util.TreeSet<>(upstreams) + ")");
+                }
+            } else if (!t.startsWith("$uri") && !t.startsWith("/")) {
+                n.problem("try-files", "'" + t + "' (expected: $uri, $uri/..., /path or @upstream)");
+            }
+        }
+        boolean autoindex = n.bool("autoindex");
+        boolean precompressed = n.bool("precompressed");
+        boolean dotfiles = n.bool("allow-dotfiles");
+        Optional<Duration> expires = n.isSet("expires") ? Optional.of(n.duration("expires", Duration.ZERO)) : Optional.empty();
+        Optional<String> cacheControl = n.optionalString("cache-control");
+        return new TargetConfig.Static(
+                dir, key.equals("alias"), index, tryFiles, autoindex, expires, cacheControl, precompressed, dotfiles);
+    }
+
+    private TargetConfig.Proxy readProxy(Node n) {
+        String proxy = n.string("proxy");
+        String upstream = proxy;
+        Optional<String> uriPrefix = Optional.empty();
+        if (proxy.startsWith("http://")) {
+            String rest = proxy.substring(7);
+            int slash = rest.indexOf('/');
+            upstream = slash < 0 ? rest : rest.substring(0, slash);
+            uriPrefix = slash < 0 ? Optional.empty() : Optional.of(rest.substring(slash));
+        }
+        if (!upstreams.contains(upstream)) {
+            n.problem("proxy", "'" + upstream + "' names no upstream (expected: one of " + new java.util.TreeSet<>(upstreams) + ")");
+        }
+        String host = n.string("host");
+        if (!host.equals("client") && !host.equals("upstream")) {
+            n.problem("host", "'" + host + "' (expected: client or upstream)");
+        }
+        boolean streaming = n.bool("streaming");
+        boolean requestBuffering = n.bool("proxy-request-buffering") && !streaming;
+        boolean responseBuffering = n.bool("proxy-response-buffering") && !streaming;
+        long bodyBuffer = n.bytes("client-body-buffer-size", 0, Integer.MAX_VALUE);
+        long buffers = n.bytes("proxy-buffers", 0, Integer.MAX_VALUE);
+        boolean via = n.bool("via");
+        Map<String, String> req = headers(n, "set-request-headers");
+        Map<String, String> resp = headers(n, "set-response-headers");
+        return new TargetConfig.Proxy(
+                upstream, uriPrefix, host.equals("upstream"), requestBuffering, responseBuffering, bodyBuffer, buffers,
+                via, req, resp);
+    }
+
+    private static Map<String, String> headers(Node n, String key) {
+        Map<String, String> out = new LinkedHashMap<>();
+        n.object(key, null).ifPresent(h -> {
+            for (String name : h.keys()) {
+                out.put(name, h.string(name));
+            }
+        });
+        return Map.copyOf(out);
+    }
+
+    private TargetConfig.Return readReturn(Node n) {
+        if (n.valueType("return") == ConfigValueType.NUMBER) {
+            return new TargetConfig.Return(n.integer("return", 100, 599), Optional.empty(), "");
+        }
+        Optional<Node> obj = n.object("return", null);
+        if (obj.isEmpty()) {
+            return null;
+        }
+        Node r = obj.get();
+        int status = r.integer("status", 100, 599);
+        Optional<String> location = r.optionalString("location");
+        String body = r.optionalString("body").orElse("");
+        if (status >= 300 && status < 400 && location.isEmpty()) {
+            r.problem("status", status + " needs a location (expected: location = \"https://...\")");
+        }
+        r.finish();
+        return new TargetConfig.Return(status, location, body);
+    }
+
+    private static List<String> names(Node n, String key, Set<String> known, String section) {
+        List<String> names = n.strings(key);
+        for (String name : names) {
+            if (!known.contains(name)) {
+                n.problem(key, "'" + name + "' names no zone (expected: one of " + new java.util.TreeSet<>(known) + " from " + section + ")");
+            }
+        }
+        return List.copyOf(names);
+    }
+}

@@ -1,0 +1,83 @@
+package io.portico.config;
+
+import com.typesafe.config.Config;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Reads {@code rate-limits} zones and {@code limit-conn} zones. */
+final class RateLimitReader {
+    private static final Pattern RATE = Pattern.compile("(\\d+)\\s*r/(s|m)");
+    private static final Pattern KEY_PART = Pattern.compile("client-ip|path|uri|host|header:[A-Za-z0-9!#$%&'*.^_`|~-]+");
+
+    private RateLimitReader() {}
+
+    static Map<String, RateLimitZoneConfig> readZones(Node root, Config defaults) {
+        Map<String, RateLimitZoneConfig> out = new LinkedHashMap<>();
+        root.entries("rate-limits", defaults.getConfig("rate-limit")).forEach((name, n) -> {
+            String key = readKey(n);
+            long requests = 1;
+            Duration per = Duration.ofSeconds(1);
+            String rate = n.string("rate");
+            Matcher m = RATE.matcher(rate.trim());
+            if (m.matches()) {
+                try {
+                    requests = Long.parseLong(m.group(1));
+                } catch (NumberFormatException e) {
+                    requests = 0;
+                }
+                per = m.group(2).equals("s") ? Duration.ofSeconds(1) : Duration.ofMinutes(1);
+                if (requests < 1 || requests > 1_000_000_000L) {
+                    n.problem("rate", "'" + rate + "' is out of range (expected: 1r/s .. 1000000000r/s)");
+                    requests = 1;
+                }
+            } else if (!rate.isEmpty()) {
+                n.problem("rate", "'" + rate + "' is not a rate (expected: Nr/s or Nr/m, e.g. 50r/s)");
+            }
+            int burst = n.integer("burst", 0, 1_000_000);
+            boolean nodelay = n.bool("nodelay");
+            int delay = n.integer("delay", 0, 1_000_000);
+            if (nodelay && n.userSet("delay") && delay > 0) {
+                n.problem("delay", "cannot be combined with nodelay = true (expected: one of nodelay or delay)");
+            }
+            if (delay > burst) {
+                n.problem("delay", delay + " is larger than burst " + burst + " (expected: <= burst)");
+            }
+            int status = n.integer("status", 400, 599);
+            long maxClients = n.integer("max-clients", 1, Integer.MAX_VALUE);
+            boolean dryRun = n.bool("dry-run");
+            int ipv6Prefix = n.integer("ipv6-prefix", 1, 128);
+            boolean headers = n.bool("headers");
+            n.finish();
+            out.put(name, new RateLimitZoneConfig(
+                    name, key, requests, per, burst, nodelay, delay, status, maxClients, dryRun, ipv6Prefix, headers));
+        });
+        return Map.copyOf(out);
+    }
+
+    static Map<String, LimitConnConfig> readLimitConn(Node root, Config defaults) {
+        Map<String, LimitConnConfig> out = new LinkedHashMap<>();
+        root.entries("limit-conn", defaults.getConfig("limit-conn")).forEach((name, n) -> {
+            String key = readKey(n);
+            int max = n.integer("max", 1, Integer.MAX_VALUE);
+            int status = n.integer("status", 400, 599);
+            n.finish();
+            out.put(name, new LimitConnConfig(name, key, max, status));
+        });
+        return Map.copyOf(out);
+    }
+
+    private static String readKey(Node n) {
+        String key = n.string("key");
+        for (String part : key.split("\\+", -1)) {
+            if (!KEY_PART.matcher(part.trim()).matches()) {
+                n.problem("key", "'" + key + "' has an unknown part '" + part
+                        + "' (expected: client-ip, path, uri, host or header:NAME, joined with +)");
+                break;
+            }
+        }
+        return key;
+    }
+}

@@ -1,0 +1,134 @@
+package io.portico.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigObject;
+import com.typesafe.config.ConfigValue;
+import com.typesafe.config.ConfigValueType;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** Reads {@code upstreams}: pools, their servers (resolved once, here, never on an event loop) and health checks. */
+final class UpstreamReader {
+    private UpstreamReader() {}
+
+    static Map<String, UpstreamConfig> readAll(Node root, Config defaults) {
+        Map<String, UpstreamConfig> out = new LinkedHashMap<>();
+        root.entries("upstreams", defaults.getConfig("upstream"))
+                .forEach((name, node) -> out.put(name, read(name, node, defaults)));
+        return Map.copyOf(out);
+    }
+
+    private static UpstreamConfig read(String name, Node n, Config defaults) {
+        List<UpstreamServerConfig> servers = new ArrayList<>();
+        List<ConfigValue> list = n.list("servers");
+        for (int i = 0; i < list.size(); i++) {
+            ConfigValue v = list.get(i);
+            String key = n.key("servers") + "." + i;
+            if (v.valueType() == ConfigValueType.OBJECT) {
+                Node s = n.element((ConfigObject) v, key, defaults.getConfig("upstream-server"));
+                readServer(s, s.string("address")).ifPresent(servers::add);
+                s.finish();
+            } else if (v.valueType() == ConfigValueType.STRING) {
+                Node s = n.element(ConfigObject.class.cast(emptyAt(v)), key, defaults.getConfig("upstream-server"));
+                readServer(s, (String) v.unwrapped()).ifPresent(servers::add);
+            } else {
+                n.problem("servers", "wrong type (expected: \"host:port\", \"unix:/path\" or { address = ... })");
+            }
+        }
+        if (list.isEmpty()) {
+            n.problem("servers", "no server (expected: at least one \"host:port\" or \"unix:/path\")");
+        } else if (!servers.isEmpty() && servers.stream().allMatch(UpstreamServerConfig::backup)) {
+            n.problem("servers", "every server is a backup (expected: at least one primary server)");
+        }
+        UpstreamConfig.Balance balance = n.enumValue("balance", UpstreamConfig.Balance.class, UpstreamConfig.Balance.ROUND_ROBIN);
+        String hashKey = n.string("hash-key");
+        int keepalive = n.integer("keepalive", 0, 100_000);
+        Duration keepaliveTimeout = n.duration("keepalive-timeout", Duration.ZERO);
+        int maxConnections = n.integer("max-connections", 0, Integer.MAX_VALUE);
+        int maxQueue = n.integer("max-queue", 0, Integer.MAX_VALUE);
+        Duration queueTimeout = n.duration("queue-timeout", Duration.ZERO);
+        Duration connectTimeout = n.duration("connect-timeout", Duration.ofMillis(1));
+        Duration sendTimeout = n.duration("send-timeout", Duration.ofMillis(1));
+        Duration readTimeout = n.duration("read-timeout", Duration.ofMillis(1));
+        int retries = n.integer("retries", 0, 100);
+        Optional<HealthCheckConfig> health =
+                n.object("health-check", defaults.getConfig("health-check")).map(UpstreamReader::readHealth);
+        n.finish();
+        return new UpstreamConfig(
+                name, List.copyOf(servers), balance, hashKey, keepalive, keepaliveTimeout, maxConnections, maxQueue,
+                queueTimeout, connectTimeout, sendTimeout, readTimeout, retries, health);
+    }
+
+    private static ConfigObject emptyAt(ConfigValue v) {
+        return com.typesafe.config.ConfigFactory.empty(v.origin().description()).root().withOrigin(v.origin());
+    }
+
+    private static Optional<UpstreamServerConfig> readServer(Node s, String address) {
+        int weight = s.integer("weight", 1, 1000);
+        int maxFails = s.integer("max-fails", 0, 1000);
+        Duration failTimeout = s.duration("fail-timeout", Duration.ZERO);
+        boolean backup = s.bool("backup");
+        Optional<UpstreamAddress> resolved = resolve(s, address);
+        return resolved.map(a -> new UpstreamServerConfig(a, weight, maxFails, failTimeout, backup));
+    }
+
+    private static Optional<UpstreamAddress> resolve(Node s, String address) {
+        if (address.startsWith("unix:")) {
+            String path = address.substring(5);
+            if (path.isEmpty()) {
+                s.problem("address", "'" + address + "' has no path (expected: unix:/path/to.sock)");
+                return Optional.empty();
+            }
+            return Optional.of(new UpstreamAddress.Unix(Path.of(path).toAbsolutePath()));
+        }
+        String text = address.startsWith("http://") ? address.substring(7) : address;
+        try {
+            Addresses.HostPort hp = Addresses.hostPort(text);
+            // Resolved once at load: DNS never runs on an event loop.
+            InetAddress ip = InetAddress.getByName(hp.host());
+            return Optional.of(new UpstreamAddress.Tcp(hp.host(), new InetSocketAddress(ip, hp.port())));
+        } catch (IllegalArgumentException e) {
+            s.problem("address", "'" + address + "' " + e.getMessage() + " (expected: \"host:port\" or \"unix:/path\")");
+        } catch (UnknownHostException e) {
+            s.problem("address", "'" + address + "' does not resolve (expected: a resolvable host name or an IP address)");
+        }
+        return Optional.empty();
+    }
+
+    private static HealthCheckConfig readHealth(Node h) {
+        String path = h.string("path");
+        if (!path.startsWith("/")) {
+            h.problem("path", "'" + path + "' (expected: a path starting with /)");
+        }
+        Duration interval = h.duration("interval", Duration.ofMillis(10));
+        Duration timeout = h.duration("timeout", Duration.ofMillis(1));
+        int rise = h.integer("rise", 1, 100);
+        int fall = h.integer("fall", 1, 100);
+        String expect = h.string("expect");
+        int min = 200;
+        int max = 399;
+        try {
+            String[] parts = expect.split("-", -1);
+            min = Integer.parseInt(parts[0].trim());
+            max = parts.length == 2 ? Integer.parseInt(parts[1].trim()) : min;
+            if (parts.length > 2 || min < 100 || max > 599 || min > max) {
+                throw new NumberFormatException();
+            }
+        } catch (NumberFormatException e) {
+            h.problem("expect", "'" + expect + "' (expected: a status or range such as 200 or 200-399)");
+        }
+        h.finish();
+        return new HealthCheckConfig(path, interval, timeout, rise, fall, min, max);
+    }
+
+    static final Set<String> SERVER_KEYS = Set.of("address", "weight", "max-fails", "fail-timeout", "backup");
+}

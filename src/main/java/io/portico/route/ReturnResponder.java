@@ -1,0 +1,44 @@
+package io.portico.route;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.portico.config.TargetConfig;
+import java.nio.charset.StandardCharsets;
+
+/** nginx's {@code return}: a fixed status with a redirect location or a short body. */
+public final class ReturnResponder implements Responder {
+    private static final Exchange DISCARD_BODY = HttpContent::release;
+
+    private final HttpResponseStatus status;
+    private final String location;
+    private final ByteBuf body;
+
+    public ReturnResponder(TargetConfig.Return target) {
+        this.status = HttpResponseStatus.valueOf(target.status());
+        this.location = target.location().orElse(null);
+        byte[] bytes = target.body().isEmpty() ? new byte[0] : target.body().getBytes(StandardCharsets.UTF_8);
+        // Shared by every response: unreleasable, and each response writes a duplicate with its own indexes.
+        this.body = Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(bytes).asReadOnly());
+    }
+
+    @Override
+    public Exchange open(ClientExchange client, HttpRequest request) {
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body.duplicate());
+        if (location != null) {
+            response.headers().set(HttpHeaderNames.LOCATION, location);
+        }
+        if (body.isReadable()) {
+            response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
+        }
+        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+        client.channel().writeAndFlush(response);
+        return DISCARD_BODY;
+    }
+}

@@ -1,0 +1,69 @@
+package io.portico.server;
+
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.portico.config.LimitsConfig;
+import io.portico.metrics.AccessLog;
+import io.portico.route.Router;
+import java.util.function.Supplier;
+import io.netty.channel.ChannelHandler;
+
+/**
+ * A client connection's pipeline, in the order a request passes through it: this method is the whole request
+ * path. Handlers are per connection and never added or removed per request.
+ */
+final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
+    private final LimitsConfig limits;
+    private final ServerState state;
+    private final ConnectionLimiter connectionLimiter;
+    private final ClientAddresses addresses;
+    private final AccessLog accessLog;
+    private final Router router;
+    private final Supplier<ChannelHandler> rateLimiter;
+
+    ClientChannelInitializer(LimitsConfig limits, ServerState state, ConnectionLimiter connectionLimiter,
+            ClientAddresses addresses, AccessLog accessLog, Router router, Supplier<ChannelHandler> rateLimiter) {
+        this.limits = limits;
+        this.state = state;
+        this.connectionLimiter = connectionLimiter;
+        this.addresses = addresses;
+        this.accessLog = accessLog;
+        this.router = router;
+        this.rateLimiter = rateLimiter;
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) {
+        state.add(ch);
+        ChannelPipeline p = ch.pipeline();
+        addConnectionHandlers(p);
+        addHttp1Handlers(p);
+        addPorticoHandlers(p);
+    }
+
+    /** Connection-level limits and the client timers, below HTTP. */
+    private void addConnectionHandlers(ChannelPipeline p) {
+        p.addLast("connections", connectionLimiter);
+        p.addLast("timeouts", new ClientTimeoutHandler(
+                limits.keepaliveTimeout(), limits.clientHeaderTimeout(), limits.clientBodyTimeout(), limits.sendTimeout()));
+    }
+
+    /** HTTP/1.1 framing, strict, then one request at a time with keep-alive. */
+    private void addHttp1Handlers(ChannelPipeline p) {
+        p.addLast("http", new ServerCodec(limits.maxRequestLine(), limits.maxHeaderSize()));
+        p.addLast("framing", new HttpFramingHandler(limits.maxHeaderCount(), limits.maxBodySize()));
+        p.addLast("keepalive", new KeepAliveHandler(limits.keepaliveRequests(), state));
+    }
+
+    /** The request's record and access log, routing, rate limiting, then the responder. */
+    private void addPorticoHandlers(ChannelPipeline p) {
+        p.addLast("accesslog", new RequestContextHandler(addresses, accessLog, false));
+        p.addLast("route", new RouteHandler(router));
+        ChannelHandler limiter = rateLimiter.get();
+        if (limiter != null) {
+            p.addLast("ratelimit", limiter);
+        }
+        p.addLast("exchange", new ExchangeHandler(limits.maxBodySize()));
+    }
+}

@@ -1,0 +1,144 @@
+package io.portico.server;
+
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import io.portico.route.ClientExchange;
+import io.portico.route.Exchange;
+import java.io.IOException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The end of the pipeline: hands each request to its location's responder and the body to the exchange it
+ * opened, enforcing the body size as it streams. An exchange hears of the client leaving only while its
+ * response is incomplete.
+ */
+final class ExchangeHandler extends ChannelDuplexHandler {
+    private static final Logger log = LoggerFactory.getLogger(ExchangeHandler.class);
+
+    private final long maxBodySize;
+    private Exchange exchange;
+    private RequestContext request;
+    private boolean bodyDone = true;
+    private boolean responseDone = true;
+    private long bodyBytes;
+
+    ExchangeHandler(long maxBodySize) {
+        this.maxBodySize = maxBodySize;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof HttpRequest head) {
+            start(ctx, head);
+        }
+        if (msg instanceof HttpContent content) {
+            body(ctx, content);
+        } else if (!(msg instanceof HttpRequest)) {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void start(ChannelHandlerContext ctx, HttpRequest head) {
+        request = (RequestContext) ctx.channel().attr(ClientExchange.KEY).get();
+        bodyBytes = 0;
+        bodyDone = false;
+        responseDone = false;
+        if (HttpUtil.is100ContinueExpected(head)) {
+            head.headers().remove(HttpHeaderNames.EXPECT);
+            // The body is wanted: the request passed routing and rate limiting, and its length was checked.
+            ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
+        } else if (head.headers().contains(HttpHeaderNames.EXPECT)) {
+            exchange = null;
+            request.sendError(HttpResponseStatus.EXPECTATION_FAILED, null, true);
+            return;
+        }
+        try {
+            exchange = request.route().responder().open(request, head);
+        } catch (RuntimeException e) {
+            log.error("responder of {} failed on {}", request.route().location().match(), head.uri(), e);
+            exchange = null;
+            if (!request.responseStarted) {
+                request.sendError(HttpResponseStatus.INTERNAL_SERVER_ERROR, null, true);
+            } else {
+                ctx.close();
+            }
+        }
+    }
+
+    private void body(ChannelHandlerContext ctx, HttpContent content) {
+        boolean last = content instanceof LastHttpContent;
+        bodyBytes += content.content().readableBytes();
+        if (bodyBytes > maxBodySize && exchange != null) {
+            // A chunked body grew past the limit (a declared length was refused before routing).
+            content.release();
+            Exchange e = exchange;
+            exchange = null;
+            if (!responseDone) {
+                e.onClientClosed();
+            }
+            if (request != null && !request.responseStarted) {
+                request.sendError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, null, true);
+            } else {
+                ctx.close();
+            }
+            bodyDone = last;
+            return;
+        }
+        if (last) {
+            bodyDone = true;
+        }
+        if (exchange != null) {
+            exchange.onContent(content);
+        } else {
+            content.release();
+        }
+        finishIfDone();
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (HttpMessages.endsResponse(msg)) {
+            responseDone = true;
+            finishIfDone();
+        }
+        ctx.write(msg, promise);
+    }
+
+    private void finishIfDone() {
+        if (bodyDone && responseDone) {
+            exchange = null;
+            request = null;
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        Exchange e = exchange;
+        exchange = null;
+        if (e != null && !responseDone) {
+            e.onClientClosed();
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof IOException) {
+            log.debug("client {}: {}", ctx.channel().remoteAddress(), cause.toString());
+        } else {
+            log.warn("client {}: unexpected error", ctx.channel().remoteAddress(), cause);
+        }
+        ctx.close();
+    }
+}

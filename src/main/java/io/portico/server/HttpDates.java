@@ -1,0 +1,28 @@
+package io.portico.server;
+
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+
+/**
+ * The {@code Date} header value, formatted at most once a second per event loop: formatting per response costs
+ * more than the rest of a small static response.
+ */
+final class HttpDates {
+    private static final ThreadLocal<HttpDates> PER_THREAD = ThreadLocal.withInitial(HttpDates::new);
+
+    private long second = -1;
+    private String value = "";
+
+    static String now() {
+        return PER_THREAD.get().current(System.currentTimeMillis() / 1000);
+    }
+
+    private String current(long nowSecond) {
+        if (nowSecond != second) {
+            second = nowSecond;
+            value = DateTimeFormatter.RFC_1123_DATE_TIME.format(Instant.ofEpochSecond(nowSecond).atOffset(ZoneOffset.UTC));
+        }
+        return value;
+    }
+}

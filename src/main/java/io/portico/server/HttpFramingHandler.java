@@ -1,0 +1,139 @@
+package io.portico.server;
+
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.ReferenceCountUtil;
+import java.util.List;
+
+/**
+ * Refuses requests whose framing or head is in doubt, before anything routes them: each gets its status (400,
+ * 413, 414, 431) and the connection is closed, because the bytes after a doubtful head cannot be trusted to
+ * start the next request. Everything that follows on that connection is released unread.
+ */
+final class HttpFramingHandler extends ChannelInboundHandlerAdapter {
+    private final int maxHeaderCount;
+    private final long maxBodySize;
+    private boolean rejected;
+
+    HttpFramingHandler(int maxHeaderCount, long maxBodySize) {
+        this.maxHeaderCount = maxHeaderCount;
+        this.maxBodySize = maxBodySize;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (rejected) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (msg instanceof HttpObject http) {
+            HttpResponseStatus status = check(http);
+            if (status != null) {
+                rejected = true;
+                ReferenceCountUtil.release(msg);
+                reject(ctx, status);
+                return;
+            }
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    /** The status that refuses {@code msg}, or null when it may go on. */
+    private HttpResponseStatus check(HttpObject msg) {
+        DecoderResult result = msg.decoderResult();
+        if (result.isFailure()) {
+            Throwable cause = result.cause();
+            if (cause instanceof TooLongHttpLineException) {
+                return HttpResponseStatus.REQUEST_URI_TOO_LONG;
+            }
+            if (cause instanceof TooLongHttpHeaderException) {
+                return HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
+            }
+            if (cause instanceof TooLongFrameException) {
+                return HttpResponseStatus.BAD_REQUEST;
+            }
+            return HttpResponseStatus.BAD_REQUEST;
+        }
+        if (msg instanceof HttpRequest request) {
+            return checkHead(request);
+        }
+        if (msg instanceof HttpContent content && !(msg instanceof HttpRequest)) {
+            return content.decoderResult().isSuccess() ? null : HttpResponseStatus.BAD_REQUEST;
+        }
+        return null;
+    }
+
+    private HttpResponseStatus checkHead(HttpRequest request) {
+        HttpVersion version = request.protocolVersion();
+        if (!version.equals(HttpVersion.HTTP_1_1) && !version.equals(HttpVersion.HTTP_1_0)) {
+            return HttpResponseStatus.BAD_REQUEST;
+        }
+        if (!version.text().equals(version.protocolName() + "/" + version.majorVersion() + "." + version.minorVersion())
+                || !version.protocolName().equals("HTTP")) {
+            return HttpResponseStatus.BAD_REQUEST;
+        }
+        HttpHeaders h = request.headers();
+        if (h.size() > maxHeaderCount) {
+            return HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
+        }
+        List<String> hosts = h.getAll(HttpHeaderNames.HOST);
+        if (hosts.size() > 1 || (version.equals(HttpVersion.HTTP_1_1) && hosts.isEmpty())) {
+            return HttpResponseStatus.BAD_REQUEST;
+        }
+        List<String> te = h.getAll(HttpHeaderNames.TRANSFER_ENCODING);
+        if (!te.isEmpty()) {
+            // Only exactly "chunked", once, on HTTP/1.1: every other spelling is a smuggling vector.
+            if (te.size() != 1 || !te.get(0).equals("chunked") || version.equals(HttpVersion.HTTP_1_0)) {
+                return HttpResponseStatus.BAD_REQUEST;
+            }
+        }
+        List<String> lengths = h.getAll(HttpHeaderNames.CONTENT_LENGTH);
+        if (lengths.size() > 1) {
+            return HttpResponseStatus.BAD_REQUEST;
+        }
+        if (lengths.size() == 1) {
+            String cl = lengths.get(0);
+            if (cl.isEmpty() || cl.length() > 18 || !cl.chars().allMatch(c -> c >= '0' && c <= '9')) {
+                return HttpResponseStatus.BAD_REQUEST;
+            }
+            if (Long.parseLong(cl) > maxBodySize) {
+                return HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE;
+            }
+        }
+        String uri = request.uri();
+        if (uri.isEmpty() || !(uri.charAt(0) == '/' || uri.equals("*") || absoluteFormMatchesHost(uri, hosts))) {
+            return HttpResponseStatus.BAD_REQUEST;
+        }
+        return null;
+    }
+
+    /** An absolute-form target is allowed only when its authority is the Host header (RFC 9112 3.2.2). */
+    private static boolean absoluteFormMatchesHost(String uri, List<String> hosts) {
+        String lower = uri.length() > 8 ? uri.substring(0, 8).toLowerCase() : uri.toLowerCase();
+        int start = lower.startsWith("http://") ? 7 : lower.startsWith("https://") ? 8 : -1;
+        if (start < 0 || hosts.size() != 1) {
+            return false;
+        }
+        int end = uri.indexOf('/', start);
+        String authority = end < 0 ? uri.substring(start) : uri.substring(start, end);
+        return authority.equalsIgnoreCase(hosts.get(0));
+    }
+
+    private static void reject(ChannelHandlerContext ctx, HttpResponseStatus status) {
+        // Answer below routing, then close: the client reads its error, and nothing after it is parsed.
+        ctx.channel().config().setAutoRead(false);
+        ctx.writeAndFlush(ErrorPages.build(status, null, null, true)).addListener(ChannelFutureListener.CLOSE);
+    }
+}

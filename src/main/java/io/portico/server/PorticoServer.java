@@ -1,0 +1,182 @@
+package io.portico.server;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.portico.config.ListenAddress;
+import io.portico.config.PorticoConfig;
+import io.portico.metrics.AccessLog;
+import io.portico.route.Router;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.ServerSocket;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One running Portico: its event loops, listeners and the modules behind its locations. {@link #start} returns
+ * once every listener is bound; {@link #stop} drains gracefully.
+ */
+public final class PorticoServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PorticoServer.class);
+
+    private final PorticoConfig config;
+    private final EventLoopGroup group;
+    private final ServerState state = new ServerState();
+    private final List<Channel> listeners = new ArrayList<>();
+    private final AccessLog accessLog;
+    private final Targets targets;
+    private boolean stopped;
+
+    private PorticoServer(PorticoConfig config, Transport transport) {
+        this.config = config;
+        this.group = new MultiThreadIoEventLoopGroup(
+                config.workers(), new DefaultThreadFactory("portico-loop"), transport.ioHandlerFactory());
+        this.accessLog = AccessLog.create(config.accessLog());
+        this.targets = Targets.start(config, group);
+    }
+
+    /** Binds every listener of {@code config}; a port in use fails with {@link ListenException}. */
+    public static PorticoServer start(PorticoConfig config) throws ListenException {
+        Transport transport = Transport.detect();
+        if (transport.name().equals("nio")) {
+            log.info("native epoll not available ({}); using NIO", Transport.epollUnavailableReason());
+        }
+        PorticoServer server = new PorticoServer(config, transport);
+        try {
+            server.bind(transport);
+        } catch (ListenException e) {
+            server.close();
+            throw e;
+        }
+        log.info("portico listening on {} ({} transport, {} event loops)",
+                server.localAddresses(), transport.name(), config.workers());
+        return server;
+    }
+
+    private void bind(Transport transport) throws ListenException {
+        Router router = Router.build(config.locations(), targets::responder);
+        ConnectionLimiter limiter = new ConnectionLimiter(config.limits().maxConnections());
+        ChannelHandler initializer = new ClientChannelInitializer(
+                config.limits(), state, limiter, new ClientAddresses(config.trustedProxies()), accessLog, router,
+                targets::newRateLimitHandler);
+        ServerBootstrap b = new ServerBootstrap()
+                .group(group)
+                .channel(transport.serverChannel())
+                .option(ChannelOption.SO_BACKLOG, 4096)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(initializer);
+        // With SO_REUSEPORT every event loop gets its own listener and the kernel spreads connections.
+        int perAddress = transport.reusePort() ? config.workers() : 1;
+        if (transport.reusePort()) {
+            b.option(EpollChannelOption.SO_REUSEPORT, true);
+        }
+        for (ListenAddress address : config.listen()) {
+            InetSocketAddress target = address.toSocketAddress();
+            if (transport.reusePort() && target.getPort() != 0) {
+                ensureFree(target, address);
+            }
+            for (int i = 0; i < perAddress; i++) {
+                Channel ch = bindOne(b, target, address);
+                limiter.addListener(ch);
+                listeners.add(ch);
+                // Port 0: the kernel chose a port; the other loops' listeners share that one.
+                target = (InetSocketAddress) ch.localAddress();
+            }
+        }
+    }
+
+    /**
+     * SO_REUSEPORT would let this server share a port with another process that also set it (a second Portico,
+     * an nginx with reuseport) and silently split its traffic: a plain bind first makes "in use" an error.
+     */
+    private static void ensureFree(InetSocketAddress target, ListenAddress address) throws ListenException {
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.setReuseAddress(true);
+            probe.bind(target);
+        } catch (IOException e) {
+            String why = e instanceof BindException ? "address already in use" : String.valueOf(e.getMessage());
+            throw new ListenException("cannot listen on " + address + ": " + why, e);
+        }
+    }
+
+    private Channel bindOne(ServerBootstrap b, InetSocketAddress target, ListenAddress address) throws ListenException {
+        ChannelFuture f = b.bind(target).awaitUninterruptibly();
+        if (!f.isSuccess()) {
+            Throwable cause = f.cause();
+            String why = cause instanceof BindException || String.valueOf(cause.getMessage()).contains("in use")
+                    ? "address already in use" : String.valueOf(cause.getMessage());
+            throw new ListenException("cannot listen on " + address + ": " + why, cause);
+        }
+        return f.channel();
+    }
+
+    /** The bound addresses, one per configured address (ports resolved when 0 was asked). */
+    public List<InetSocketAddress> localAddresses() {
+        List<InetSocketAddress> out = new ArrayList<>();
+        for (Channel ch : listeners) {
+            InetSocketAddress a = (InetSocketAddress) ch.localAddress();
+            if (!out.contains(a)) {
+                out.add(a);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Stops accepting, lets in-flight requests finish for up to {@code shutdown-timeout} (idle keep-alive
+     * connections are closed at once; busy ones get {@code Connection: close} on their response), then closes
+     * everything. Blocks the calling thread, which must not be an event loop.
+     */
+    public synchronized void stop() {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        state.startDraining();
+        for (Channel l : listeners) {
+            l.close().awaitUninterruptibly();
+        }
+        long deadline = System.nanoTime() + config.shutdownTimeout().toNanos();
+        while (state.openConnections() > 0 && System.nanoTime() < deadline) {
+            for (Channel ch : state.clients()) {
+                ch.eventLoop().execute(() -> {
+                    KeepAliveHandler k = ch.pipeline().get(KeepAliveHandler.class);
+                    if (k == null || k.idle()) {
+                        ch.close();
+                    }
+                });
+            }
+            sleep(Duration.ofMillis(50));
+        }
+        state.clients().close().awaitUninterruptibly();
+        targets.close();
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+        accessLog.close();
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+}

@@ -1,0 +1,111 @@
+package io.portico.server;
+
+import io.netty.channel.Channel;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.portico.route.ClientExchange;
+import io.portico.route.RequestLog;
+import io.portico.route.Route;
+import java.net.InetSocketAddress;
+
+/** The request in progress on one connection, as the handlers after routing and the responder see it. */
+final class RequestContext implements ClientExchange {
+    private final Channel channel;
+    private final HttpRequest request;
+    private final InetSocketAddress peer;
+    private final InetSocketAddress client;
+    private final boolean trustedPeer;
+    private final boolean secure;
+    private final String rawPath;
+    private final long startNanos = System.nanoTime();
+    private final long startMillis = System.currentTimeMillis();
+    private final RequestLog log = new RequestLog();
+    private Route route;
+    int status;
+    long bytes;
+    boolean responseStarted;
+
+    RequestContext(Channel channel, HttpRequest request, InetSocketAddress peer, InetSocketAddress client,
+            boolean trustedPeer, boolean secure) {
+        this.channel = channel;
+        this.request = request;
+        this.peer = peer;
+        this.client = client;
+        this.trustedPeer = trustedPeer;
+        this.secure = secure;
+        String uri = request.uri();
+        int q = uri.indexOf('?');
+        String path = q < 0 ? uri : uri.substring(0, q);
+        if (!path.startsWith("/")) {
+            // Absolute form (already checked against Host): keep its path.
+            int scheme = path.indexOf("://");
+            int slash = scheme < 0 ? -1 : path.indexOf('/', scheme + 3);
+            path = slash < 0 ? "/" : path.substring(slash);
+        }
+        this.rawPath = path;
+    }
+
+    void route(Route route) {
+        this.route = route;
+    }
+
+    HttpRequest request() {
+        return request;
+    }
+
+    long startNanos() {
+        return startNanos;
+    }
+
+    long startMillis() {
+        return startMillis;
+    }
+
+    @Override
+    public Channel channel() {
+        return channel;
+    }
+
+    @Override
+    public Route route() {
+        return route;
+    }
+
+    @Override
+    public String rawPath() {
+        return rawPath;
+    }
+
+    @Override
+    public InetSocketAddress clientAddress() {
+        return client;
+    }
+
+    @Override
+    public InetSocketAddress peerAddress() {
+        return peer;
+    }
+
+    @Override
+    public boolean fromTrustedProxy() {
+        return trustedPeer;
+    }
+
+    @Override
+    public boolean secure() {
+        return secure;
+    }
+
+    @Override
+    public RequestLog log() {
+        return log;
+    }
+
+    @Override
+    public void sendError(HttpResponseStatus status, HttpHeaders headers, boolean close) {
+        String accept = request.headers().get(HttpHeaderNames.ACCEPT);
+        channel.writeAndFlush(ErrorPages.build(status, accept, headers, close));
+    }
+}

@@ -1,0 +1,94 @@
+package io.portico.server;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.CombinedChannelDuplexHandler;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseEncoder;
+import java.util.ArrayDeque;
+import java.util.List;
+
+/**
+ * Netty's {@code HttpServerCodec}, made strict: bare LF line endings are refused, and a request carrying both
+ * Content-Length and Transfer-Encoding fails to decode instead of having its Content-Length silently dropped
+ * (the ambiguity request smuggling lives on). Like HttpServerCodec it remembers request methods so that a
+ * response to HEAD carries no body.
+ */
+final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.RequestDecoder, ServerCodec.ResponseEncoder> {
+
+    ServerCodec(int maxRequestLine, int maxHeaderSize) {
+        ArrayDeque<HttpMethod> methods = new ArrayDeque<>();
+        HttpDecoderConfig config = new HttpDecoderConfig()
+                .setMaxInitialLineLength(maxRequestLine)
+                .setMaxHeaderSize(maxHeaderSize)
+                .setMaxChunkSize(64 * 1024)
+                .setStrictLineParsing(true)
+                .setAllowDuplicateContentLengths(false)
+                .setValidateHeaders(true);
+        init(new RequestDecoder(config, methods), new ResponseEncoder(methods));
+    }
+
+    /** Framing that a front tier must refuse even though Netty would accept it. */
+    static final class AmbiguousFramingException extends IllegalArgumentException {
+        AmbiguousFramingException(String message) {
+            super(message);
+        }
+    }
+
+    static final class RequestDecoder extends HttpRequestDecoder {
+        private final ArrayDeque<HttpMethod> methods;
+
+        RequestDecoder(HttpDecoderConfig config, ArrayDeque<HttpMethod> methods) {
+            super(config);
+            this.methods = methods;
+        }
+
+        @Override
+        protected void decode(ChannelHandlerContext ctx, io.netty.buffer.ByteBuf in, List<Object> out) throws Exception {
+            int before = out.size();
+            super.decode(ctx, in, out);
+            for (int i = before; i < out.size(); i++) {
+                if (out.get(i) instanceof HttpRequest request) {
+                    methods.add(request.method());
+                }
+            }
+        }
+
+        @Override
+        protected void handleTransferEncodingChunkedWithContentLength(HttpMessage message) {
+            message.setDecoderResult(DecoderResult.failure(
+                    new AmbiguousFramingException("both Content-Length and Transfer-Encoding")));
+            super.handleTransferEncodingChunkedWithContentLength(message);
+        }
+    }
+
+    static final class ResponseEncoder extends HttpResponseEncoder {
+        private final ArrayDeque<HttpMethod> methods;
+        private HttpMethod current;
+
+        ResponseEncoder(ArrayDeque<HttpMethod> methods) {
+            this.methods = methods;
+        }
+
+        @Override
+        protected void encode(ChannelHandlerContext ctx, Object msg, List<Object> out) throws Exception {
+            if (msg instanceof HttpResponse response && response.status().code() >= 200) {
+                current = methods.poll();
+            }
+            super.encode(ctx, msg, out);
+        }
+
+        @Override
+        protected boolean isContentAlwaysEmpty(HttpResponse msg) {
+            if (HttpMethod.HEAD.equals(current)) {
+                return true;
+            }
+            return super.isContentAlwaysEmpty(msg);
+        }
+    }
+}
