@@ -73,7 +73,7 @@ final class ForwardedRequest {
                 out.set(e.getKey(), e.getValue());
             }
         }
-        return new DefaultHttpRequest(HttpVersion.HTTP_1_1, in.method(), uri(in.uri(), settings), out);
+        return new DefaultHttpRequest(HttpVersion.HTTP_1_1, in.method(), uri(originForm(in.uri()), settings), out);
     }
 
     private static void forwarding(ClientExchange client, HttpHeaders out, HttpHeaders src, String host) {
@@ -106,6 +106,23 @@ final class ForwardedRequest {
     private static String node(InetSocketAddress address) {
         String ip = address.getAddress().getHostAddress();
         return address.getAddress() instanceof Inet6Address ? "\"[" + ip + "]\"" : ip;
+    }
+
+    /** An absolute-form request target (http://host/path) goes upstream as origin-form (/path). */
+    static String originForm(String uri) {
+        if (uri.startsWith("/")) {
+            return uri;
+        }
+        int scheme = uri.indexOf("://");
+        if (scheme < 0) {
+            return uri; // "*" for OPTIONS
+        }
+        int slash = uri.indexOf('/', scheme + 3);
+        int query = uri.indexOf('?', scheme + 3);
+        if (slash < 0 || (query >= 0 && query < slash)) {
+            return query < 0 ? "/" : "/" + uri.substring(query);
+        }
+        return uri.substring(slash);
     }
 
     /** nginx's proxy_pass with a URI part: the matched location prefix is replaced by {@code uriPrefix}. */

@@ -3,7 +3,6 @@ package io.portico.proxy;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
@@ -11,7 +10,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -23,13 +21,16 @@ import java.util.concurrent.TimeUnit;
  * After an upstream's 101 to a WebSocket upgrade: both connections stop speaking HTTP and bytes are relayed each way,
  * read from one side only while the other is writable, until either closes or neither moves for {@code readTimeout}.
  *
- * <p>Assumption about the server's client pipeline: the HTTP handlers are named {@link #CLIENT_HTTP_HANDLERS} and the
- * codec is an {@link HttpServerCodec}; the 101 and an empty last content go through them first (so the access log
- * records the request and the server sees the exchange complete), then they are removed. The keep-alive handler must
- * leave a 101's {@code Connection: upgrade} alone.
+ * <p>Assumption about the server's client pipeline: the HTTP handlers are named {@link #CLIENT_HTTP_HANDLERS} (the
+ * client timers included: the relay has its own idle timeout) and the codec is named {@code "http"}; the 101 and an
+ * empty last content go through them first (so the access log records the request and the server sees the exchange
+ * complete), then they are removed. The keep-alive handler must leave a 101's {@code Connection: upgrade} alone
+ * (it treats 1xx as interim). Relaying starts one task later, after anything the keep-alive handler queued on the
+ * loop when the response ended (it re-enables auto-read).
  */
 final class WebSocketRelay {
-    static final List<String> CLIENT_HTTP_HANDLERS = List.of("framing", "keepalive", "accesslog", "route", "ratelimit", "exchange");
+    static final List<String> CLIENT_HTTP_HANDLERS =
+            List.of("timeouts", "framing", "keepalive", "accesslog", "route", "ratelimit", "exchange");
 
     private final Channel client;
     private final Channel upstream;
@@ -63,15 +64,14 @@ final class WebSocketRelay {
         }
         // Added before the codecs go, so bytes they had buffered are handed to the relay in order.
         cp.addLast("relay", relay.new Side(upstream));
-        ChannelHandler codec = cp.get(HttpServerCodec.class);
-        if (codec != null) {
-            cp.remove(codec);
+        if (cp.context("http") != null) {
+            cp.remove("http");
         }
         ChannelPipeline up = upstream.pipeline();
         up.addLast("relay", relay.new Side(client));
         up.remove("upstream");
         up.remove("http");
-        relay.start();
+        client.eventLoop().execute(relay::start);
     }
 
     private void start() {
