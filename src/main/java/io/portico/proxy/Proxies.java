@@ -14,6 +14,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Map.Entry;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import io.netty.util.concurrent.DefaultThreadFactory;
 
 /** The reverse proxy of a configuration: one upstream pool per configured upstream, and responders over them. */
 public final class Proxies implements AutoCloseable {
@@ -23,6 +26,8 @@ public final class Proxies implements AutoCloseable {
 
     private final PorticoConfig config;
     private final Map<String, UpstreamPool> pools;
+    /** Temp-file writes and reads of buffered request bodies: off the event loops. */
+    private final ExecutorService files = Executors.newFixedThreadPool(2, new DefaultThreadFactory("portico-proxy-files", true));
 
     private Proxies(PorticoConfig config, Map<String, UpstreamPool> pools) {
         this.config = config;
@@ -46,7 +51,7 @@ public final class Proxies implements AutoCloseable {
     }
 
     public Responder responder(LocationConfig location, TargetConfig.Proxy target) {
-        return new ProxyResponder(new ProxySettings(location, target, pool(target.upstream()), config.limits().maxBodySize()));
+        return new ProxyResponder(new ProxySettings(location, target, pool(target.upstream()), config.limits().maxBodySize(), files));
     }
 
     /** A responder for try-files' `@name` fallback: proxy to upstream {@code name} with default proxy settings. */
@@ -70,5 +75,6 @@ public final class Proxies implements AutoCloseable {
     @Override
     public void close() {
         pools.values().forEach(UpstreamPool::close);
+        files.shutdown();
     }
 }

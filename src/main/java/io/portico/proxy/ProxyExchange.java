@@ -88,7 +88,14 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         this.responseBudget = settings.target().responseBuffering() ? Math.max(settings.target().proxyBuffers(), 1) : 0;
         boolean hasBody = HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0;
         if (hasBody && settings.target().requestBuffering() && !websocket) {
-            buffered = new RequestBody(settings.maxBodySize());
+            buffered = new RequestBody(settings.maxBodySize(), settings.target().clientBodyBufferSize(), settings.files(), loop,
+                    backlog -> {
+                        if (backlog) {
+                            pauseClient();
+                        } else {
+                            resumeClient();
+                        }
+                    });
         }
         this.upstreamRequest = ForwardedRequest.build(client, request, settings, websocket, -1);
     }
@@ -117,9 +124,16 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
             content.release();
             if (last) {
                 clientBodyDone = true;
+                resumeClient();
                 upstreamRequest.headers().set("Content-Length", buffered.size());
                 upstreamRequest.headers().remove("Transfer-Encoding");
-                attempt();
+                buffered.whenStored(stored -> {
+                    if (!stored) {
+                        reject(HttpResponseStatus.INTERNAL_SERVER_ERROR, "request body temp file failed");
+                    } else {
+                        attempt();
+                    }
+                });
             }
             return;
         }
@@ -172,7 +186,11 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
     @Override
     public void onWritabilityChanged() {
         if (connection != null && connection.channel().isWritable() && requestSent) {
-            resumeClient();
+            if (buffered != null) {
+                buffered.writable();
+            } else {
+                resumeClient();
+            }
         }
     }
 
@@ -267,8 +285,8 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         up.write(upstreamRequest);
         requestSent = true;
         if (buffered != null) {
-            buffered.writeTo(up);
-            armReadTimer();
+            int id = attempt;
+            buffered.writeTo(up, () -> id == attempt && !finished, this::armReadTimer);
         } else if (!pending.isEmpty()) {
             for (HttpContent content; (content = pending.poll()) != null; ) {
                 sendBody(content);

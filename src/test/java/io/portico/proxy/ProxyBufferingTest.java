@@ -50,6 +50,35 @@ class ProxyBufferingTest {
     }
 
     @Test
+    void largeBufferedBodySpillsToATempFileAndIsReplayedOnRetry() throws Exception {
+        byte[] body = new byte[3 * MIB + 17];
+        new java.util.Random(7).nextBytes(body);
+        long tempFilesBefore = tempBodies();
+        try (TestUpstream dropper = new TestUpstream((req, out, s) -> false);
+                TestUpstream good = new TestUpstream(TestUpstream.ok("stored"));
+                ProxyHarness proxy = new ProxyHarness(TestConfigs.withRetries(upstream(List.of(server(dropper.port()), server(good.port()))), 1),
+                        target(true, true), 8 * MIB, 1, true);
+                TestClient client = new TestClient(proxy.port())) {
+            // PUT is idempotent and the body is buffered (in a file: over 16 KiB), so the dropped attempt is replayed.
+            client.send("PUT /file HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length + "\r\n\r\n");
+            client.out.write(body);
+            client.out.flush();
+            TestClient.Response r = client.read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(dropper.requests).hasSize(1);
+            assertThat(dropper.requests.peek().body()).isEqualTo(body);
+            assertThat(good.requests.peek().body()).isEqualTo(body);
+        }
+        await().until(() -> tempBodies() <= tempFilesBefore);
+    }
+
+    private static long tempBodies() throws java.io.IOException {
+        try (var files = java.nio.file.Files.list(java.nio.file.Path.of(System.getProperty("java.io.tmpdir")))) {
+            return files.filter(p -> p.getFileName().toString().startsWith("portico-body-")).count();
+        }
+    }
+
+    @Test
     void streamedRequestReachesTheUpstreamBeforeItIsComplete() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
                 ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false), 1 << 20, 1, true);
