@@ -1,7 +1,7 @@
 package io.portico.proxy;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
+import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
@@ -65,6 +65,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
     private long attemptStart;
     private boolean requestSent;
     private ScheduledFuture<?> readTimer;
+    private ScheduledFuture<?> sendTimer;
     private long lastRead;
     private boolean readPaused;
     private String lastFailure = "no live upstreams";
@@ -166,7 +167,28 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
             armReadTimer();
         } else if (!up.isWritable()) {
             pauseClient();
+            watchSend();
         }
+    }
+
+    /** The upstream stopped taking request bytes: {@code sendTimeout} without progress fails the attempt. */
+    private void watchSend() {
+        if (sendTimer != null) {
+            return;
+        }
+        int id = attempt;
+        sendTimer = loop.schedule(() -> {
+            sendTimer = null;
+            if (id == attempt && !finished && connection != null && !connection.channel().isWritable()) {
+                server.failed();
+                String reason = "upstream " + server + " send timed out";
+                if (responseStarted) {
+                    abortClient(reason);
+                } else {
+                    reject(HttpResponseStatus.GATEWAY_TIMEOUT, reason);
+                }
+            }
+        }, settings.pool().config().sendTimeout().toNanos(), TimeUnit.NANOSECONDS);
     }
 
     private void pauseClient() {
@@ -185,7 +207,18 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
 
     @Override
     public void onWritabilityChanged() {
-        if (connection != null && connection.channel().isWritable() && requestSent) {
+        if (connection == null) {
+            return;
+        }
+        if (!connection.channel().isWritable()) {
+            watchSend();
+            return;
+        }
+        if (sendTimer != null) {
+            sendTimer.cancel(false);
+            sendTimer = null;
+        }
+        if (requestSent) {
             if (buffered != null) {
                 buffered.writable();
             } else {
@@ -273,7 +306,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         if (attempts <= settings.retries()) {
             attempt();
         } else {
-            reject(HttpResponseStatus.BAD_GATEWAY, lastFailure);
+            reject(cause instanceof ConnectTimeoutException ? HttpResponseStatus.GATEWAY_TIMEOUT : HttpResponseStatus.BAD_GATEWAY, lastFailure);
         }
     }
 
@@ -311,6 +344,9 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
             return;
         }
         lastRead = System.nanoTime();
+        if (readTimer == null) {
+            armReadTimer(); // the upstream answered before the whole request was sent
+        }
         if (msg instanceof HttpResponse response) {
             if (!response.decoderResult().isSuccess()) {
                 ReferenceCountUtil.release(msg);
@@ -469,6 +505,10 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         if (readTimer != null) {
             readTimer.cancel(false);
             readTimer = null;
+        }
+        if (sendTimer != null) {
+            sendTimer.cancel(false);
+            sendTimer = null;
         }
         readPaused = false;
         requestSent = false;

@@ -127,4 +127,24 @@ class ProxyHeadersTest {
             assertThat(app.connections.get()).isEqualTo(2);
         }
     }
+
+    @Test
+    void headResponseCarriesTheLengthButNoBodyAndTheConnectionIsReused() throws Exception {
+        try (TestUpstream app = new TestUpstream((req, out, s) -> {
+                    out.write(("HTTP/1.1 200 OK\r\nContent-Length: 1234\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                    if (!req.method().equals("HEAD")) {
+                        out.write(new byte[1234]);
+                    }
+                    out.flush();
+                    return true;
+                });
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), TestConfigs.target(true, true), 1 << 20, 1, true);
+                TestClient client = new TestClient(proxy.port())) {
+            client.send("HEAD / HTTP/1.1\r\nHost: x\r\n\r\n");
+            TestClient.Response head = client.readHead();
+            assertThat(head.header("content-length")).isEqualTo("1234");
+            assertThat(client.get("/").body()).hasSize(1234);
+            assertThat(app.connections.get()).isEqualTo(1);
+        }
+    }
 }
