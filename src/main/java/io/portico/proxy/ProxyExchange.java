@@ -332,7 +332,12 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         if (up.isWritable()) {
             resumeClient();
         }
-        up.read();
+        if (responseBudget > 0) {
+            up.config().setAutoRead(true);
+        } else {
+            up.config().setAutoRead(false);
+            up.read();
+        }
     }
 
     // ---- the response from the upstream
@@ -410,15 +415,28 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         }
     }
 
-    /** Reads on from the upstream only while the client keeps up (or the buffer budget has room). */
+    /**
+     * Reads on from the upstream only while the client keeps up (streaming) or the buffer budget has room. A
+     * buffered response reads with auto-read, switched off only over budget: asking for each read costs two
+     * epoll_ctl calls per response, which showed in throughput.
+     */
     private void readMore() {
         if (connection == null || finished) {
             return;
         }
-        boolean room = responseBudget > 0 ? clientPending < responseBudget : clientChannel.isWritable();
+        Channel up = connection.channel();
+        if (responseBudget > 0) {
+            boolean room = clientPending < responseBudget;
+            readPaused = !room;
+            if (up.config().isAutoRead() != room) {
+                up.config().setAutoRead(room);
+            }
+            return;
+        }
+        boolean room = clientChannel.isWritable();
         readPaused = !room;
         if (room) {
-            connection.channel().read();
+            up.read();
         }
     }
 
