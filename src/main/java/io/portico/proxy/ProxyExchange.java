@@ -13,24 +13,20 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.portico.route.ClientExchange;
 import io.portico.route.Exchange;
-import io.portico.upstream.ConnectionLimit;
-import io.portico.upstream.LoopConnections;
 import io.portico.upstream.Selection;
 import io.portico.upstream.UpstreamConnection;
 import io.portico.upstream.UpstreamServer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One client request proxied to an upstream, on the client's event loop. Phases: (buffer the body) -> pick a server
  * -> take a permit -> take a pooled or new connection -> send -> relay the response -> return the connection.
- * Before the response head reaches the client any failure becomes 502/503/504 (or a retry); after it, the client
- * connection is closed, since the response can no longer be fixed.
+ * Before the response head reaches the client any failure becomes 502/503/504 (or a retry, see {@link #onClosed});
+ * after it, the client connection is closed, since the response can no longer be fixed.
  */
 final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
     private final ProxySettings settings;
@@ -44,30 +40,20 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
     private final String hashKey;
     private final List<UpstreamServer> tried = new ArrayList<>(2);
     private final long readTimeoutNanos;
+    private final long sendTimeoutNanos;
     private final long responseBudget;
 
-    private RequestBody buffered; // non-null while a complete body is being (or was) buffered
+    // The request body: buffered whole, or streamed as it comes (pending until a connection takes it).
+    private final RequestBody buffered;
     private final ArrayDeque<HttpContent> pending = new ArrayDeque<>(2);
     private boolean clientBodyDone;
     private boolean bodyStreamed; // body bytes went upstream as they came: the request cannot be replayed
     private long streamedBytes;
     private boolean clientPaused;
 
-    private int attempt; // bumped when an attempt ends, so late callbacks of an older one are ignored
+    private Attempt current;
     private int attempts;
     private boolean staleRetried;
-    private UpstreamServer server;
-    private boolean activeCounted;
-    private boolean waitingPermit;
-    private ConnectionLimit.Ticket ticket;
-    private boolean permitHeld;
-    private UpstreamConnection connection;
-    private long attemptStart;
-    private boolean requestSent;
-    private ScheduledFuture<?> readTimer;
-    private ScheduledFuture<?> sendTimer;
-    private long lastRead;
-    private boolean readPaused;
     private String lastFailure = "no live upstreams";
 
     private boolean responseStarted;
@@ -86,18 +72,19 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         this.websocket = HopByHop.isWebSocketUpgrade(request.headers());
         this.hashKey = settings.pool().hashKey().evaluate(request, client.clientAddress());
         this.readTimeoutNanos = settings.pool().config().readTimeout().toNanos();
+        this.sendTimeoutNanos = settings.pool().config().sendTimeout().toNanos();
         this.responseBudget = settings.target().responseBuffering() ? Math.max(settings.target().proxyBuffers(), 1) : 0;
         boolean hasBody = HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0;
-        if (hasBody && settings.target().requestBuffering() && !websocket) {
-            buffered = new RequestBody(settings.maxBodySize(), settings.target().clientBodyBufferSize(), settings.files(), loop,
-                    backlog -> {
-                        if (backlog) {
-                            pauseClient();
-                        } else {
-                            resumeClient();
-                        }
-                    });
-        }
+        this.buffered = hasBody && settings.target().requestBuffering() && !websocket
+                ? new RequestBody(settings.maxBodySize(), settings.target().clientBodyBufferSize(), settings.files(), loop,
+                        backlog -> {
+                            if (backlog) {
+                                pauseClient();
+                            } else {
+                                resumeClient();
+                            }
+                        })
+                : null;
         this.upstreamRequest = ForwardedRequest.build(client, request, settings, websocket, -1);
     }
 
@@ -107,7 +94,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         }
     }
 
-    // ---- request body from the client
+    // ---- the request body from the client
 
     @Override
     public void onContent(HttpContent content) {
@@ -116,25 +103,13 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
             return;
         }
         boolean last = content instanceof LastHttpContent;
-        if (buffered != null && !clientBodyDone) {
-            if (!buffered.add(content.content().retain())) {
-                content.release();
-                reject(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "request body over maxBodySize");
-                return;
-            }
+        if (buffered != null) {
+            boolean fits = buffered.add(content.content().retain());
             content.release();
-            if (last) {
-                clientBodyDone = true;
-                resumeClient();
-                upstreamRequest.headers().set("Content-Length", buffered.size());
-                upstreamRequest.headers().remove("Transfer-Encoding");
-                buffered.whenStored(stored -> {
-                    if (!stored) {
-                        reject(HttpResponseStatus.INTERNAL_SERVER_ERROR, "request body temp file failed");
-                    } else {
-                        attempt();
-                    }
-                });
+            if (!fits) {
+                reject(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "request body over maxBodySize");
+            } else if (last) {
+                bufferedBodyComplete();
             }
             return;
         }
@@ -144,51 +119,40 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
             reject(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "request body over maxBodySize");
             return;
         }
-        if (last) {
-            clientBodyDone = true;
-        }
-        if (connection == null || !requestSent) {
+        clientBodyDone |= last;
+        if (current == null || !current.isRequestSent()) {
             pending.add(content);
             pauseClient();
             return;
         }
         sendBody(content);
-        connection.channel().flush();
+        current.channel().flush();
+    }
+
+    private void bufferedBodyComplete() {
+        clientBodyDone = true;
+        resumeClient();
+        upstreamRequest.headers().set("Content-Length", buffered.size());
+        upstreamRequest.headers().remove("Transfer-Encoding");
+        buffered.whenStored(stored -> {
+            if (stored) {
+                attempt();
+            } else {
+                reject(HttpResponseStatus.INTERNAL_SERVER_ERROR, "request body temp file failed");
+            }
+        });
     }
 
     private void sendBody(HttpContent content) {
-        Channel up = connection.channel();
-        if (content.content().isReadable()) {
-            bodyStreamed = true;
-        }
-        boolean last = content instanceof LastHttpContent;
+        Channel up = current.channel();
+        bodyStreamed |= content.content().isReadable();
         up.write(content);
-        if (last) {
+        if (content instanceof LastHttpContent) {
             armReadTimer();
         } else if (!up.isWritable()) {
             pauseClient();
             watchSend();
         }
-    }
-
-    /** The upstream stopped taking request bytes: {@code sendTimeout} without progress fails the attempt. */
-    private void watchSend() {
-        if (sendTimer != null) {
-            return;
-        }
-        int id = attempt;
-        sendTimer = loop.schedule(() -> {
-            sendTimer = null;
-            if (id == attempt && !finished && connection != null && !connection.channel().isWritable()) {
-                server.failed();
-                String reason = "upstream " + server + " send timed out";
-                if (responseStarted) {
-                    abortClient(reason);
-                } else {
-                    reject(HttpResponseStatus.GATEWAY_TIMEOUT, reason);
-                }
-            }
-        }, settings.pool().config().sendTimeout().toNanos(), TimeUnit.NANOSECONDS);
     }
 
     private void pauseClient() {
@@ -207,18 +171,16 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
 
     @Override
     public void onWritabilityChanged() {
-        if (connection == null) {
+        Channel up = current == null ? null : current.channel();
+        if (up == null) {
             return;
         }
-        if (!connection.channel().isWritable()) {
+        if (!up.isWritable()) {
             watchSend();
             return;
         }
-        if (sendTimer != null) {
-            sendTimer.cancel(false);
-            sendTimer = null;
-        }
-        if (requestSent) {
+        current.sendProgressed();
+        if (current.isRequestSent()) {
             if (buffered != null) {
                 buffered.writable();
             } else {
@@ -227,7 +189,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         }
     }
 
-    // ---- choosing a server and a connection
+    // ---- choosing a server and a connection, sending the request
 
     private void attempt() {
         if (finished) {
@@ -244,64 +206,17 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
     }
 
     private void attemptOn(UpstreamServer s, boolean fresh) {
-        server = s;
-        s.requestStarted();
-        activeCounted = true;
-        int id = attempt;
-        waitingPermit = true;
-        ConnectionLimit.Ticket t = s.limit().acquire(loop, new ConnectionLimit.Grant() {
-            @Override
-            public void granted() {
-                waitingPermit = false;
-                if (id != attempt || finished) {
-                    s.limit().release();
-                    return;
-                }
-                permitHeld = true;
-                connect(fresh);
-            }
-
-            @Override
-            public void rejected() {
-                waitingPermit = false;
-                if (id == attempt && !finished) {
-                    reject(HttpResponseStatus.SERVICE_UNAVAILABLE, "upstream " + s + " at maxConnections, queue full or timed out");
-                }
-            }
-        });
-        if (waitingPermit && id == attempt) {
-            ticket = t;
-        }
+        Attempt a = new Attempt(s, loop);
+        current = a;
+        a.acquirePermit(
+                () -> a.connect(settings.pool().connections(loop), fresh, this, () -> send(a), cause -> connectFailed(a, cause)),
+                () -> reject(HttpResponseStatus.SERVICE_UNAVAILABLE, "upstream " + s + " at maxConnections, queue full or timed out"));
     }
 
-    private void connect(boolean fresh) {
-        attemptStart = System.nanoTime();
-        LoopConnections pool = settings.pool().connections(loop);
-        UpstreamConnection idle = fresh ? null : pool.pollIdle(server);
-        if (idle != null) {
-            use(idle);
-            return;
-        }
-        int id = attempt;
-        UpstreamServer s = server;
-        pool.connect(s, c -> {
-            if (id != attempt || finished) {
-                c.release(true);
-            } else {
-                use(c);
-            }
-        }, cause -> {
-            if (id == attempt && !finished) {
-                connectFailed(cause);
-            }
-        });
-    }
-
-    private void connectFailed(Throwable cause) {
-        UpstreamServer s = server;
-        lastFailure = "connect to " + s + " failed: " + cause;
-        s.failed();
-        endAttempt(false);
+    private void connectFailed(Attempt a, Throwable cause) {
+        lastFailure = "connect to " + a.server + " failed: " + cause;
+        a.server.failed();
+        a.end(false);
         // Nothing was sent, so any method may go to the next server.
         if (attempts <= settings.retries()) {
             attempt();
@@ -310,16 +225,13 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         }
     }
 
-    private void use(UpstreamConnection c) {
-        connection = c;
-        c.attach(this);
-        Channel up = c.channel();
-        ForwardedRequest.hostFor(upstreamRequest, server.address(), settings);
+    private void send(Attempt a) {
+        Channel up = a.channel();
+        ForwardedRequest.hostFor(upstreamRequest, a.server.address(), settings);
         up.write(upstreamRequest);
-        requestSent = true;
+        a.requestSent();
         if (buffered != null) {
-            int id = attempt;
-            buffered.writeTo(up, () -> id == attempt && !finished, this::armReadTimer);
+            buffered.writeTo(up, () -> a == current && !a.ended(), this::armReadTimer);
         } else if (!pending.isEmpty()) {
             for (HttpContent content; (content = pending.poll()) != null; ) {
                 sendBody(content);
@@ -340,6 +252,26 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         }
     }
 
+    private void armReadTimer() {
+        Attempt a = current;
+        a.armReadTimer(readTimeoutNanos, () -> timedOut(a, "read"));
+    }
+
+    private void watchSend() {
+        Attempt a = current;
+        a.watchSend(sendTimeoutNanos, () -> timedOut(a, "send"));
+    }
+
+    private void timedOut(Attempt a, String what) {
+        a.server.failed();
+        String reason = "upstream " + a.server + " " + what + " timed out";
+        if (responseStarted) {
+            abortClient(reason);
+        } else {
+            reject(HttpResponseStatus.GATEWAY_TIMEOUT, reason);
+        }
+    }
+
     // ---- the response from the upstream
 
     @Override
@@ -348,42 +280,53 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
             ReferenceCountUtil.release(msg);
             return;
         }
-        lastRead = System.nanoTime();
-        if (readTimer == null) {
+        current.readSomething();
+        if (!current.readTimerArmed()) {
             armReadTimer(); // the upstream answered before the whole request was sent
         }
-        if (msg instanceof HttpResponse response) {
-            if (!response.decoderResult().isSuccess()) {
-                ReferenceCountUtil.release(msg);
-                upstreamBroken("malformed upstream response head: " + response.decoderResult().cause());
-                return;
-            }
-            int code = response.status().code();
-            if (code == 101) {
-                if (websocket) {
-                    WebSocketRelay.upgrade(this, response);
-                } else {
-                    ReferenceCountUtil.release(msg);
-                    upstreamBroken("upstream switched protocols unasked");
-                }
-                return;
-            }
-            if (code < 200) {
-                interim = true; // 100 Continue and friends: the client never asked us for them
-                ReferenceCountUtil.release(msg);
-                readMore();
-                return;
-            }
-            responseStarted = true;
-            upstreamKeepAlive = HttpUtil.isKeepAlive(response);
-            ForwardedResponse.rewrite(response, upstreamRequest.method(), clientVersion, settings);
-            if (!(msg instanceof FullHttpResponse)) {
-                clientChannel.write(response);
-                readMore();
-                return;
-            }
+        if (msg instanceof HttpResponse response && !responseHead(response)) {
+            return;
         }
-        HttpContent content = (HttpContent) msg;
+        if (msg instanceof HttpContent content) {
+            responseContent(content);
+        }
+    }
+
+    /** Handles a response head; true when the message (a FullHttpResponse) still has content to relay. */
+    private boolean responseHead(HttpResponse response) {
+        if (!response.decoderResult().isSuccess()) {
+            ReferenceCountUtil.release(response);
+            upstreamBroken("malformed upstream response head: " + response.decoderResult().cause());
+            return false;
+        }
+        int code = response.status().code();
+        if (code == 101) {
+            if (websocket) {
+                WebSocketRelay.upgrade(this, response);
+            } else {
+                ReferenceCountUtil.release(response);
+                upstreamBroken("upstream switched protocols unasked");
+            }
+            return false;
+        }
+        if (code < 200) {
+            interim = true; // 100 Continue and friends: the client never asked us for them
+            ReferenceCountUtil.release(response);
+            readMore();
+            return false;
+        }
+        responseStarted = true;
+        upstreamKeepAlive = HttpUtil.isKeepAlive(response);
+        ForwardedResponse.rewrite(response, upstreamRequest.method(), clientVersion, settings);
+        if (response instanceof FullHttpResponse) {
+            return true;
+        }
+        clientChannel.write(response);
+        readMore();
+        return false;
+    }
+
+    private void responseContent(HttpContent content) {
         if (interim) {
             interim = !(content instanceof LastHttpContent);
             content.release();
@@ -397,8 +340,11 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         }
         if (content instanceof LastHttpContent) {
             // Everything is settled before the last write: on it the server logs the request and may start the next.
-            client.log().upstream(server.address().toString(), System.nanoTime() - attemptStart);
-            responseComplete();
+            Attempt a = current;
+            client.log().upstream(a.server.address().toString(), a.elapsedNanos());
+            a.server.succeeded();
+            a.end(upstreamKeepAlive && (buffered != null || clientBodyDone));
+            finish();
             clientChannel.writeAndFlush(content);
             return;
         }
@@ -410,7 +356,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
 
     private void clientWritten(int n) {
         clientPending -= n;
-        if (readPaused) {
+        if (current != null && current.readPaused()) {
             readMore();
         }
     }
@@ -421,84 +367,48 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
      * epoll_ctl calls per response, which showed in throughput.
      */
     private void readMore() {
-        if (connection == null || finished) {
+        Channel up = current == null || finished ? null : current.channel();
+        if (up == null) {
             return;
         }
-        Channel up = connection.channel();
+        boolean room = responseBudget > 0 ? clientPending < responseBudget : clientChannel.isWritable();
+        current.readPaused(!room);
         if (responseBudget > 0) {
-            boolean room = clientPending < responseBudget;
-            readPaused = !room;
             if (up.config().isAutoRead() != room) {
                 up.config().setAutoRead(room);
             }
-            return;
-        }
-        boolean room = clientChannel.isWritable();
-        readPaused = !room;
-        if (room) {
+        } else if (room) {
             up.read();
         }
     }
 
-    private void responseComplete() {
-        server.succeeded();
-        boolean requestComplete = buffered != null || clientBodyDone;
-        endAttempt(upstreamKeepAlive && requestComplete);
-        finish();
-    }
-
-    private void armReadTimer() {
-        lastRead = System.nanoTime();
-        if (readTimer == null) {
-            int id = attempt;
-            readTimer = loop.schedule(() -> readTimerFired(id), readTimeoutNanos, TimeUnit.NANOSECONDS);
-        }
-    }
-
-    private void readTimerFired(int id) {
-        if (id != attempt || finished) {
-            return;
-        }
-        long idle = System.nanoTime() - lastRead;
-        if (readPaused || idle < readTimeoutNanos) {
-            // Waiting on a slow client is not the upstream's fault; otherwise time is not up yet.
-            long delay = readPaused ? readTimeoutNanos : readTimeoutNanos - idle;
-            readTimer = loop.schedule(() -> readTimerFired(id), delay, TimeUnit.NANOSECONDS);
-            return;
-        }
-        readTimer = null;
-        String reason = "upstream " + server + " read timed out";
-        server.failed();
-        if (responseStarted) {
-            abortClient(reason);
-        } else {
-            reject(HttpResponseStatus.GATEWAY_TIMEOUT, reason);
-        }
-    }
-
+    /**
+     * The connection closed or failed. Before the response head: the keep-alive race on a reused connection is
+     * retried once on a fresh connection to the same server when the request is idempotent or its body buffered;
+     * otherwise the next server gets an idempotent request with a replayable body; otherwise 502.
+     */
     @Override
     public void onClosed(Throwable cause) {
         if (finished) {
             return;
         }
-        UpstreamServer s = server;
-        boolean reused = connection != null && connection.reused();
-        String reason = "upstream " + s + (cause == null ? " closed the connection" : " failed: " + cause);
+        Attempt a = current;
+        String reason = "upstream " + a.server + (cause == null ? " closed the connection" : " failed: " + cause);
         if (responseStarted) {
-            s.failed();
+            a.server.failed();
             abortClient(reason);
             return;
         }
         lastFailure = reason;
-        endAttempt(false);
+        boolean reused = a.reused();
+        a.end(false);
         boolean replayable = buffered != null || !bodyStreamed;
         if (reused && !staleRetried && replayable && (idempotent || buffered != null)) {
-            // The keep-alive race: the server closed an idle connection as we reused it. Not the server's fault.
-            staleRetried = true;
-            attemptOn(s, true);
+            staleRetried = true; // not the server's fault: no failure counted
+            attemptOn(a.server, true);
             return;
         }
-        s.failed();
+        a.server.failed();
         if (attempts <= settings.retries() && idempotent && replayable) {
             attempt();
         } else {
@@ -507,7 +417,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
     }
 
     private void upstreamBroken(String reason) {
-        server.failed();
+        current.server.failed();
         if (responseStarted) {
             abortClient(reason);
         } else {
@@ -517,40 +427,11 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
 
     // ---- ending
 
-    /** Ends the current attempt: timers, permit, counters; the connection is pooled when {@code reusable}. */
-    private void endAttempt(boolean reusable) {
-        attempt++;
-        if (readTimer != null) {
-            readTimer.cancel(false);
-            readTimer = null;
-        }
-        if (sendTimer != null) {
-            sendTimer.cancel(false);
-            sendTimer = null;
-        }
-        readPaused = false;
-        requestSent = false;
-        if (connection != null) {
-            connection.release(reusable);
-            connection = null;
-        }
-        if (ticket != null) {
-            ticket.cancel();
-            ticket = null;
-        }
-        waitingPermit = false;
-        if (permitHeld) {
-            permitHeld = false;
-            server.limit().release();
-        }
-        if (activeCounted) {
-            activeCounted = false;
-            server.requestEnded();
-        }
-    }
-
     private void finish() {
         finished = true;
+        if (current != null) {
+            current.end(false);
+        }
         if (buffered != null) {
             buffered.release();
         }
@@ -564,15 +445,12 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         if (finished) {
             return;
         }
-        endAttempt(false);
-        boolean close = !clientBodyDone;
         finish();
         client.log().note(reason);
-        client.sendError(status, null, close);
+        client.sendError(status, null, !clientBodyDone);
     }
 
     private void abortClient(String reason) {
-        endAttempt(false);
         finish();
         client.log().note(reason);
         clientChannel.close();
@@ -581,7 +459,6 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
     @Override
     public void onClientClosed() {
         if (!finished) {
-            endAttempt(false);
             finish();
         }
     }
@@ -598,10 +475,9 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
 
     /** Hands the upstream connection to the relay: the exchange is over, the connection never returns to a pool. */
     UpstreamConnection takeConnection() {
-        UpstreamConnection c = connection;
-        client.log().upstream(server.address().toString(), System.nanoTime() - attemptStart);
-        connection = null;
-        endAttempt(false);
+        Attempt a = current;
+        client.log().upstream(a.server.address().toString(), a.elapsedNanos());
+        UpstreamConnection c = a.detach();
         finish();
         return c;
     }
