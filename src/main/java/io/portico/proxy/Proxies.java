@@ -1,13 +1,10 @@
 package io.portico.proxy;
 
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.epoll.Epoll;
 import io.portico.config.LocationConfig;
 import io.portico.config.PorticoConfig;
 import io.portico.config.TargetConfig;
-import io.portico.config.UpstreamAddress;
 import io.portico.config.UpstreamConfig;
-import io.portico.config.UpstreamServerConfig;
 import io.portico.route.Responder;
 import io.portico.upstream.UpstreamPool;
 import java.util.LinkedHashMap;
@@ -38,13 +35,9 @@ public final class Proxies implements AutoCloseable {
     public static Proxies start(PorticoConfig config, EventLoopGroup group) {
         Map<String, UpstreamPool> pools = new LinkedHashMap<>();
         for (Entry<String, UpstreamConfig> e : config.upstreams().entrySet()) {
-            for (UpstreamServerConfig s : e.getValue().servers()) {
-                if (s.address() instanceof UpstreamAddress.Unix && !Epoll.isAvailable()) {
-                    throw new IllegalStateException("upstream " + e.getKey() + ": server " + s.address()
-                            + " is a unix socket, which needs the epoll transport (unavailable: " + Epoll.unavailabilityCause() + ")");
-                }
-            }
-            pools.put(e.getKey(), new UpstreamPool(e.getValue(), System::nanoTime));
+            UpstreamPool pool = new UpstreamPool(e.getValue(), System::nanoTime);
+            pool.requireTransport(group);
+            pools.put(e.getKey(), pool);
         }
         pools.values().forEach(p -> p.startHealthChecks(group));
         return new Proxies(config, pools);

@@ -67,6 +67,20 @@ public final class UpstreamPool implements AutoCloseable {
         return loops.computeIfAbsent(loop, l -> new LoopConnections(l, config, servers.size()));
     }
 
+    /**
+     * Fails when a server cannot be reached from {@code group}'s transport: unix sockets need epoll. Called at
+     * start-up so that the problem is an error message, not a 500 on the first request.
+     */
+    public void requireTransport(EventLoopGroup group) {
+        Transport transport = Transport.of(group.next());
+        for (UpstreamServer s : servers) {
+            if (s.address() instanceof io.portico.config.UpstreamAddress.Unix && transport != Transport.EPOLL) {
+                throw new IllegalStateException("upstream " + config.name() + ": server " + s.address()
+                        + " is a unix socket, which needs the native epoll transport (the event loops use NIO)");
+            }
+        }
+    }
+
     /** Starts the active health checks, if configured, each server's on one loop of {@code group}. */
     public synchronized void startHealthChecks(EventLoopGroup group) {
         config.healthCheck().ifPresent(hc -> {

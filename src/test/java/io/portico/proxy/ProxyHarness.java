@@ -65,6 +65,12 @@ final class ProxyHarness implements AutoCloseable {
 
     ProxyHarness(UpstreamConfig upstream, TargetConfig.Proxy target, long maxBodySize, int loops, boolean epoll, String prefix)
             throws InterruptedException {
+        this(upstream, target, maxBodySize, loops, epoll, prefix, null);
+    }
+
+    /** @param responderOf when set, picks the responder from the started {@link Proxies} instead of the target */
+    ProxyHarness(UpstreamConfig upstream, TargetConfig.Proxy target, long maxBodySize, int loops, boolean epoll, String prefix,
+            java.util.function.Function<Proxies, Responder> responderOf) throws InterruptedException {
         boolean native_ = epoll && Epoll.isAvailable();
         group = new MultiThreadIoEventLoopGroup(loops, native_ ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         LimitsConfig limits = new LimitsConfig(8192, 16384, 100, maxBodySize, Duration.ofSeconds(10), Duration.ofSeconds(10),
@@ -73,7 +79,7 @@ final class ProxyHarness implements AutoCloseable {
                 List.of(Cidr.parse("127.0.0.1")), List.of(), Map.of("app", upstream), Map.of(), Map.of(), List.of(), null);
         proxies = Proxies.start(config, group);
         LocationConfig location = TestConfigs.location(prefix, target);
-        responder = proxies.responder(location, target);
+        responder = responderOf != null ? responderOf.apply(proxies) : proxies.responder(location, target);
         Class<? extends ServerChannel> serverClass = native_ ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         server = new ServerBootstrap()
                 .group(group)

@@ -108,4 +108,47 @@ class ProxyUpgradeAndSocketsTest {
             await().until(() -> app.connections.get() == 2);
         }
     }
+
+    @Test
+    void unixSocketUpstreamOnNioEventLoopsIsRefusedAtStart(@TempDir Path dir) {
+        UpstreamServerConfig unix = new UpstreamServerConfig(new UpstreamAddress.Unix(dir.resolve("app.sock")), 1, 0, Duration.ofSeconds(1), false);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ProxyHarness(upstream(List.of(unix)), target(true, true), 1 << 20, 1, false))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("upstream app: server unix:")
+                .hasMessageContaining("epoll");
+    }
+
+    @Test
+    void idlePooledConnectionsAreRetiredAfterKeepaliveTimeout() throws Exception {
+        try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"))) {
+            var u = upstream(List.of(server(app.port())));
+            u = new io.portico.config.UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), Duration.ofMillis(200),
+                    u.maxConnections(), u.maxQueue(), u.queueTimeout(), u.connectTimeout(), u.sendTimeout(), u.readTimeout(), u.retries(), u.healthCheck());
+            try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 1 << 20, 1, true);
+                    TestClient client = new TestClient(proxy.port())) {
+                assertThat(client.get("/").status()).isEqualTo(200);
+                await().atMost(Duration.ofSeconds(5)).until(() -> app.closedConnections.get() == 1);
+                assertThat(client.get("/").status()).isEqualTo(200);
+                assertThat(app.connections.get()).isEqualTo(2);
+            }
+        }
+    }
+
+    @Test
+    void namedResponderProxiesWithDefaults() throws Exception {
+        try (TestUpstream app = new TestUpstream(TestUpstream.ok("fallback"));
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false), 1 << 20, 1, true, "/",
+                        p -> p.named("app"));
+                TestClient client = new TestClient(proxy.port())) {
+            client.send("POST /missing.html HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n");
+            TestClient.Response r = client.read();
+            assertThat(r.text()).isEqualTo("fallback");
+            TestUpstream.Request seen = app.requests.peek();
+            assertThat(seen.uri()).isEqualTo("/missing.html");
+            // Defaults buffer the request: the upstream got a Content-Length body.
+            assertThat(seen.header("content-length")).isEqualTo("3");
+            assertThat(seen.header("x-forwarded-for")).isEqualTo("127.0.0.1");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> proxy.proxies.named("nope")).hasMessageContaining("upstream: nope");
+        }
+    }
 }

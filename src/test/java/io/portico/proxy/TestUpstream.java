@@ -58,6 +58,7 @@ final class TestUpstream implements AutoCloseable {
     final ServerSocketChannel server;
     final AtomicInteger connections = new AtomicInteger();
     final AtomicInteger headsSeen = new AtomicInteger();
+    final AtomicInteger closedConnections = new AtomicInteger();
     final ConcurrentLinkedQueue<Request> requests = new ConcurrentLinkedQueue<>();
     final AtomicLong bytesWritten = new AtomicLong();
     private final List<SocketChannel> open = new ArrayList<>();
@@ -123,6 +124,8 @@ final class TestUpstream implements AutoCloseable {
             }
         } catch (IOException e) {
             // peer went away
+        } finally {
+            closedConnections.incrementAndGet();
         }
     }
 
