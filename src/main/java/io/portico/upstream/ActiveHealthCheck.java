@@ -19,6 +19,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpVersion;
 import io.portico.config.HealthCheckConfig;
 import io.portico.config.UpstreamAddress;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -128,7 +129,11 @@ final class ActiveHealthCheck {
             }
         }
         if (!stopped) {
-            loop.schedule(this::probe, config.interval().toNanos(), TimeUnit.NANOSECONDS);
+            try {
+                loop.schedule(this::probe, config.interval().toNanos(), TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException shuttingDown) {
+                stopped = true;
+            }
         }
     }
 

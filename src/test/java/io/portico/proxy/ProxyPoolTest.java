@@ -87,4 +87,53 @@ class ProxyPoolTest {
             }
         }
     }
+
+    @Test
+    void aServerOverMaxFailsIsSkippedUntilFailTimeoutPasses() throws Exception {
+        int dead;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            dead = s.getLocalPort();
+        }
+        try (TestUpstream good = new TestUpstream(TestUpstream.ok("good"))) {
+            var deadServer = new io.portico.config.UpstreamServerConfig(new io.portico.config.UpstreamAddress.Tcp("127.0.0.1",
+                    new java.net.InetSocketAddress("127.0.0.1", dead)), 1, 1, Duration.ofSeconds(30), false);
+            UpstreamConfig u = TestConfigs.withRetries(upstream(List.of(deadServer, server(good.port()))), 1);
+            try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 1 << 20, 1, true);
+                    TestClient client = new TestClient(proxy.port())) {
+                UpstreamServer down = proxy.proxies.pool("app").servers().get(0);
+                assertThat(client.get("/").text()).isEqualTo("good"); // dead refused, retried on good
+                assertThat(down.available()).isFalse();
+                for (int i = 0; i < 4; i++) {
+                    assertThat(client.get("/").text()).isEqualTo("good");
+                }
+                assertThat(proxy.logs).allSatisfy(l -> assertThat(l.upstream()).isEqualTo("127.0.0.1:" + good.port()));
+            }
+        }
+    }
+
+    @Test
+    void upstreamThatStopsReadingTheRequestIs504AfterSendTimeout() throws Exception {
+        try (java.nio.channels.ServerSocketChannel deaf = java.nio.channels.ServerSocketChannel.open()) {
+            deaf.setOption(java.net.StandardSocketOptions.SO_RCVBUF, 4096);
+            deaf.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
+            int port = ((java.net.InetSocketAddress) deaf.getLocalAddress()).getPort();
+            UpstreamConfig base = TestConfigs.withRetries(upstream(List.of(server(port))), 0);
+            UpstreamConfig u = new UpstreamConfig(base.name(), base.servers(), base.balance(), base.hashKey(), base.keepalive(),
+                    base.keepaliveTimeout(), 0, 0, base.queueTimeout(), base.connectTimeout(), Duration.ofMillis(300), base.readTimeout(), 0,
+                    base.healthCheck());
+            try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 64L << 20, 1, true);
+                    TestClient client = new TestClient(proxy.port())) {
+                int size = 24 << 20;
+                client.send("PUT /big HTTP/1.1\r\nHost: x\r\nContent-Length: " + size + "\r\n\r\n");
+                byte[] chunk = new byte[1 << 20];
+                for (int i = 0; i < 24; i++) {
+                    client.out.write(chunk);
+                }
+                client.out.flush();
+                TestClient.Response r = client.read();
+                assertThat(r.status()).isEqualTo(504);
+                assertThat(proxy.logs.peek().note()).contains("send timed out");
+            }
+        }
+    }
 }
