@@ -1,0 +1,212 @@
+package io.portico.proxy;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.portico.upstream.ConnectionLimit;
+import io.portico.upstream.LoopConnections;
+import io.portico.upstream.UpstreamConnection;
+import io.portico.upstream.UpstreamServer;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * One try of a request on one upstream server: its in-flight count, its {@code maxConnections} permit, its
+ * connection and its timers. {@link #end} releases all of them exactly once; callbacks that arrive after it (a late
+ * permit, a late connect) are dropped here so the exchange never hears of them. Event loop only.
+ */
+final class Attempt {
+    final UpstreamServer server;
+    private final EventLoop loop;
+    private boolean ended;
+    private boolean permitDecided;
+    private boolean permitHeld;
+    private ConnectionLimit.Ticket ticket;
+    private UpstreamConnection connection;
+    private long startNanos;
+    private boolean requestSent;
+    private ScheduledFuture<?> readTimer;
+    private ScheduledFuture<?> sendTimer;
+    private long lastRead;
+    private boolean readPaused;
+
+    Attempt(UpstreamServer server, EventLoop loop) {
+        this.server = server;
+        this.loop = loop;
+        server.requestStarted();
+    }
+
+    /** Takes a permit now, or after queueing; {@code rejected} when the queue is full or times out. */
+    void acquirePermit(Runnable granted, Runnable rejected) {
+        ConnectionLimit.Ticket t = server.limit().acquire(loop, new ConnectionLimit.Grant() {
+            @Override
+            public void granted() {
+                permitDecided = true;
+                ticket = null;
+                if (ended) {
+                    server.limit().release();
+                    return;
+                }
+                permitHeld = true;
+                granted.run();
+            }
+
+            @Override
+            public void rejected() {
+                permitDecided = true;
+                ticket = null;
+                if (!ended) {
+                    rejected.run();
+                }
+            }
+        });
+        if (!permitDecided) {
+            ticket = t;
+        }
+    }
+
+    /** An idle pooled connection (unless {@code fresh}) or a new one, attached to {@code listener}. */
+    void connect(LoopConnections pool, boolean fresh, UpstreamConnection.Listener listener, Runnable connected,
+            Consumer<Throwable> failed) {
+        startNanos = System.nanoTime();
+        UpstreamConnection idle = fresh ? null : pool.pollIdle(server);
+        if (idle != null) {
+            attach(idle, listener);
+            connected.run();
+            return;
+        }
+        pool.connect(server, c -> {
+            if (ended) {
+                c.release(true);
+            } else {
+                attach(c, listener);
+                connected.run();
+            }
+        }, cause -> {
+            if (!ended) {
+                failed.accept(cause);
+            }
+        });
+    }
+
+    private void attach(UpstreamConnection c, UpstreamConnection.Listener listener) {
+        connection = c;
+        c.attach(listener);
+    }
+
+    Channel channel() {
+        return connection == null ? null : connection.channel();
+    }
+
+    boolean reused() {
+        return connection != null && connection.reused();
+    }
+
+    boolean ended() {
+        return ended;
+    }
+
+    long elapsedNanos() {
+        return System.nanoTime() - startNanos;
+    }
+
+    void requestSent() {
+        requestSent = true;
+    }
+
+    boolean isRequestSent() {
+        return requestSent;
+    }
+
+    /** {@code readTimeout} between two reads, not counting time the proxy itself stopped reading. */
+    void armReadTimer(long timeoutNanos, Runnable timedOut) {
+        lastRead = System.nanoTime();
+        if (readTimer == null && !ended) {
+            readTimer = loop.schedule(() -> readTimerFired(timeoutNanos, timedOut), timeoutNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void readTimerFired(long timeoutNanos, Runnable timedOut) {
+        if (ended) {
+            return;
+        }
+        long idle = System.nanoTime() - lastRead;
+        if (readPaused || idle < timeoutNanos) {
+            long delay = readPaused ? timeoutNanos : timeoutNanos - idle;
+            readTimer = loop.schedule(() -> readTimerFired(timeoutNanos, timedOut), delay, TimeUnit.NANOSECONDS);
+            return;
+        }
+        readTimer = null;
+        timedOut.run();
+    }
+
+    void readSomething() {
+        lastRead = System.nanoTime();
+    }
+
+    boolean readTimerArmed() {
+        return readTimer != null;
+    }
+
+    void readPaused(boolean paused) {
+        readPaused = paused;
+    }
+
+    boolean readPaused() {
+        return readPaused;
+    }
+
+    /** The upstream stopped taking request bytes: {@code timedOut} unless it takes some within the timeout. */
+    void watchSend(long timeoutNanos, Runnable timedOut) {
+        if (sendTimer != null || ended) {
+            return;
+        }
+        sendTimer = loop.schedule(() -> {
+            sendTimer = null;
+            Channel ch = channel();
+            if (!ended && ch != null && !ch.isWritable()) {
+                timedOut.run();
+            }
+        }, timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+
+    void sendProgressed() {
+        if (sendTimer != null) {
+            sendTimer.cancel(false);
+            sendTimer = null;
+        }
+    }
+
+    /** Takes the connection out (for the WebSocket relay) and ends the attempt without closing it. */
+    UpstreamConnection detach() {
+        UpstreamConnection c = connection;
+        connection = null;
+        end(false);
+        return c;
+    }
+
+    /** Releases everything once; the connection goes back to the pool when {@code reusable}, else it is closed. */
+    void end(boolean reusable) {
+        if (ended) {
+            return;
+        }
+        ended = true;
+        if (readTimer != null) {
+            readTimer.cancel(false);
+        }
+        sendProgressed();
+        if (connection != null) {
+            connection.release(reusable);
+            connection = null;
+        }
+        if (ticket != null) {
+            ticket.cancel();
+            ticket = null;
+        }
+        if (permitHeld) {
+            permitHeld = false;
+            server.limit().release();
+        }
+        server.requestEnded();
+    }
+}

@@ -1,0 +1,153 @@
+package io.portico.proxy;
+
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.portico.config.LocationConfig;
+import io.portico.config.UpstreamAddress;
+import io.portico.route.ClientExchange;
+import java.net.Inet6Address;
+import java.net.InetSocketAddress;
+import java.util.Map;
+
+/**
+ * Builds the request head sent upstream from the client's: always HTTP/1.1 on a keep-alive connection, hop-by-hop
+ * headers removed, header names with underscores dropped (they are ambiguous with dashes to CGI-style apps), the
+ * forwarding headers set, and the location's {@code setRequestHeaders} applied last (an empty value removes).
+ *
+ * <p>Forwarding headers from the client are believed only when {@link ClientExchange#fromTrustedProxy()}: then
+ * X-Forwarded-For gets the peer appended and X-Forwarded-Proto/-Host and Forwarded are kept and extended; otherwise
+ * they are replaced by what Portico saw.
+ */
+final class ForwardedRequest {
+    static final String VIA = "1.1 portico";
+
+    private ForwardedRequest() {}
+
+    /**
+     * @param bufferedLength the complete body length when the body was buffered, else -1 (streamed as received)
+     */
+    static HttpRequest build(ClientExchange client, HttpRequest in, ProxySettings settings, boolean websocket, long bufferedLength) {
+        HttpHeaders src = in.headers();
+        boolean chunked = HttpUtil.isTransferEncodingChunked(in);
+        // The client's headers were validated by the server's decoder; validating each copy again cost throughput.
+        HttpHeaders out = DefaultHttpHeadersFactory.headersFactory().withValidation(false).newHeaders();
+        for (Map.Entry<String, String> h : src) {
+            if (h.getKey().indexOf('_') < 0) {
+                out.add(h.getKey(), h.getValue());
+            }
+        }
+        HopByHop.remove(out);
+        out.remove(HttpHeaderNames.EXPECT);
+        if (websocket) {
+            out.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
+            out.set(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET);
+        } else if (settings.pool().config().keepalive() <= 0) {
+            out.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        if (bufferedLength >= 0) {
+            out.remove(HttpHeaderNames.CONTENT_LENGTH);
+            if (bufferedLength > 0 || chunked || src.contains(HttpHeaderNames.CONTENT_LENGTH)) {
+                out.set(HttpHeaderNames.CONTENT_LENGTH, bufferedLength);
+            }
+        } else if (chunked) {
+            out.remove(HttpHeaderNames.CONTENT_LENGTH);
+            out.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+        }
+
+        // Host is kept; with hostFromUpstream (or when the client sent none) it is set per attempt, see hostFor.
+        String host = src.get(HttpHeaderNames.HOST);
+        forwarding(client, out, src, host);
+        if (settings.target().via()) {
+            String via = src.get(HttpHeaderNames.VIA);
+            out.set(HttpHeaderNames.VIA, via == null ? VIA : via + ", " + VIA);
+        }
+        for (Map.Entry<String, String> e : settings.target().setRequestHeaders().entrySet()) {
+            if (e.getValue().isEmpty()) {
+                out.remove(e.getKey());
+            } else {
+                out.set(e.getKey(), e.getValue());
+            }
+        }
+        return new DefaultHttpRequest(HttpVersion.HTTP_1_1, in.method(), uri(originForm(in.uri()), settings), out);
+    }
+
+    private static void forwarding(ClientExchange client, HttpHeaders out, HttpHeaders src, String host) {
+        boolean trusted = client.fromTrustedProxy();
+        String peer = client.peerAddress().getAddress().getHostAddress();
+        String xff = src.get("X-Forwarded-For");
+        out.set("X-Forwarded-For", trusted && xff != null && !xff.isBlank() ? xff + ", " + peer : peer);
+        out.set("X-Real-IP", client.clientAddress().getAddress().getHostAddress());
+        String proto = client.secure() ? "https" : "http";
+        String inProto = src.get("X-Forwarded-Proto");
+        out.set("X-Forwarded-Proto", trusted && inProto != null ? inProto : proto);
+        String inHost = src.get("X-Forwarded-Host");
+        if (trusted && inHost != null) {
+            out.set("X-Forwarded-Host", inHost);
+        } else if (host != null) {
+            out.set("X-Forwarded-Host", host);
+        } else {
+            out.remove("X-Forwarded-Host");
+        }
+        StringBuilder element = new StringBuilder("for=").append(node(client.peerAddress()));
+        if (host != null) {
+            element.append(";host=\"").append(host.replace("\"", "")).append('"');
+        }
+        element.append(";proto=").append(proto);
+        String inForwarded = src.get("Forwarded");
+        out.set("Forwarded", trusted && inForwarded != null ? inForwarded + ", " + element : element.toString());
+    }
+
+    /** RFC 7239 node: IPv6 addresses are bracketed and quoted. */
+    private static String node(InetSocketAddress address) {
+        String ip = address.getAddress().getHostAddress();
+        return address.getAddress() instanceof Inet6Address ? "\"[" + ip + "]\"" : ip;
+    }
+
+    /** An absolute-form request target (http://host/path) goes upstream as origin-form (/path). */
+    static String originForm(String uri) {
+        if (uri.startsWith("/")) {
+            return uri;
+        }
+        int scheme = uri.indexOf("://");
+        if (scheme < 0) {
+            return uri; // "*" for OPTIONS
+        }
+        int slash = uri.indexOf('/', scheme + 3);
+        int query = uri.indexOf('?', scheme + 3);
+        if (slash < 0 || (query >= 0 && query < slash)) {
+            return query < 0 ? "/" : "/" + uri.substring(query);
+        }
+        return uri.substring(slash);
+    }
+
+    /** nginx's proxy_pass with a URI part: the matched location prefix is replaced by {@code uriPrefix}. */
+    static String uri(String uri, ProxySettings settings) {
+        if (settings.target().uriPrefix().isEmpty()) {
+            return uri;
+        }
+        String prefix = settings.target().uriPrefix().get();
+        LocationConfig.Match match = settings.location().match();
+        if (match.kind() == LocationConfig.Match.Kind.REGEX || !uri.startsWith(match.value())) {
+            return uri;
+        }
+        return prefix + uri.substring(match.value().length());
+    }
+
+    /** Sets Host to the chosen server's host:port when configured so, or when the client sent none (HTTP/1.0). */
+    static void hostFor(HttpRequest request, UpstreamAddress server, ProxySettings settings) {
+        String host = request.headers().get(HttpHeaderNames.HOST);
+        if (settings.target().hostFromUpstream() || host == null || host.isEmpty()) {
+            request.headers().set(HttpHeaderNames.HOST, upstreamHost(server));
+        }
+    }
+
+    static String upstreamHost(UpstreamAddress address) {
+        return address instanceof UpstreamAddress.Tcp tcp ? tcp.host() + ":" + tcp.address().getPort() : "localhost";
+    }
+}

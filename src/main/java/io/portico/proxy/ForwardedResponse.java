@@ -1,0 +1,44 @@
+package io.portico.proxy;
+
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpVersion;
+import java.util.Map;
+
+/**
+ * Rewrites an upstream response head in place for the client: hop-by-hop headers removed, re-framed for the
+ * client connection (chunked when the upstream delimited the body by closing), Via and the location's
+ * {@code setResponseHeaders} applied (an empty value removes). Connection headers are the server's job.
+ */
+final class ForwardedResponse {
+    private ForwardedResponse() {}
+
+    static void rewrite(HttpResponse response, HttpMethod method, HttpVersion clientVersion, ProxySettings settings) {
+        HttpHeaders h = response.headers();
+        boolean hadLength = h.contains(HttpHeaderNames.CONTENT_LENGTH);
+        HopByHop.remove(h);
+        response.setProtocolVersion(HttpVersion.HTTP_1_1);
+        if (!hadLength && mayHaveBody(response, method) && clientVersion.equals(HttpVersion.HTTP_1_1)) {
+            h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+        }
+        if (settings.target().via()) {
+            String via = h.get(HttpHeaderNames.VIA);
+            h.set(HttpHeaderNames.VIA, via == null ? ForwardedRequest.VIA : via + ", " + ForwardedRequest.VIA);
+        }
+        for (Map.Entry<String, String> e : settings.target().setResponseHeaders().entrySet()) {
+            if (e.getValue().isEmpty()) {
+                h.remove(e.getKey());
+            } else {
+                h.set(e.getKey(), e.getValue());
+            }
+        }
+    }
+
+    static boolean mayHaveBody(HttpResponse response, HttpMethod method) {
+        int code = response.status().code();
+        return !method.equals(HttpMethod.HEAD) && code >= 200 && code != 204 && code != 304;
+    }
+}

@@ -1,0 +1,148 @@
+package io.portico.proxy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.portico.upstream.UpstreamConnection;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * After an upstream's 101 to a WebSocket upgrade: both connections stop speaking HTTP and bytes are relayed each way,
+ * read from one side only while the other is writable, until either closes or neither moves for {@code readTimeout}.
+ *
+ * <p>Assumption about the server's client pipeline: the HTTP handlers are named {@link #CLIENT_HTTP_HANDLERS} (the
+ * client timers included: the relay has its own idle timeout) and the codec is named {@code "http"}; the 101 and an
+ * empty last content go through them first (so the access log records the request and the server sees the exchange
+ * complete), then they are removed. The keep-alive handler must leave a 101's {@code Connection: upgrade} alone
+ * (it treats 1xx as interim). Relaying starts one task later, after anything the keep-alive handler queued on the
+ * loop when the response ended (it re-enables auto-read).
+ */
+final class WebSocketRelay {
+    static final List<String> CLIENT_HTTP_HANDLERS =
+            List.of("timeouts", "framing", "keepalive", "accesslog", "route", "ratelimit", "exchange");
+
+    private final Channel client;
+    private final Channel upstream;
+    private final long idleNanos;
+    private long lastActivity = System.nanoTime();
+    private ScheduledFuture<?> idleTimer;
+
+    private WebSocketRelay(Channel client, Channel upstream, long idleNanos) {
+        this.client = client;
+        this.upstream = upstream;
+        this.idleNanos = idleNanos;
+    }
+
+    static void upgrade(ProxyExchange exchange, HttpResponse response) {
+        Channel client = exchange.client().channel();
+        UpstreamConnection connection = exchange.takeConnection();
+        Channel upstream = connection.channel();
+        String protocol = response.headers().get(HttpHeaderNames.UPGRADE, "websocket");
+        HopByHop.remove(response.headers());
+        response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
+        response.headers().set(HttpHeaderNames.UPGRADE, protocol);
+        client.write(response);
+        client.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+
+        WebSocketRelay relay = new WebSocketRelay(client, upstream, exchange.settings().pool().config().readTimeout().toNanos());
+        ChannelPipeline cp = client.pipeline();
+        for (String name : CLIENT_HTTP_HANDLERS) {
+            if (cp.context(name) != null) {
+                cp.remove(name);
+            }
+        }
+        // Added before the codecs go, so bytes they had buffered are handed to the relay in order.
+        cp.addLast("relay", relay.new Side(upstream));
+        if (cp.context("http") != null) {
+            cp.remove("http");
+        }
+        ChannelPipeline up = upstream.pipeline();
+        up.addLast("relay", relay.new Side(client));
+        up.remove("upstream");
+        up.remove("http");
+        client.eventLoop().execute(relay::start);
+    }
+
+    private void start() {
+        client.config().setAutoRead(false);
+        upstream.config().setAutoRead(false);
+        client.read();
+        upstream.read();
+        scheduleIdleCheck(idleNanos);
+    }
+
+    private void scheduleIdleCheck(long delay) {
+        idleTimer = client.eventLoop().schedule(() -> {
+            long idle = System.nanoTime() - lastActivity;
+            if (idle >= idleNanos) {
+                closeBoth();
+            } else {
+                scheduleIdleCheck(idleNanos - idle);
+            }
+        }, delay, TimeUnit.NANOSECONDS);
+    }
+
+    private void closeBoth() {
+        if (idleTimer != null) {
+            idleTimer.cancel(false);
+        }
+        client.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        upstream.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** One direction: what this side's channel reads goes to {@code peer}. */
+    private final class Side extends ChannelInboundHandlerAdapter {
+        private final Channel peer;
+
+        Side(Channel peer) {
+            this.peer = peer;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof ByteBuf buf) {
+                lastActivity = System.nanoTime();
+                peer.write(buf);
+            } else {
+                ReferenceCountUtil.release(msg); // e.g. the empty last content the client codec emits after a 101
+            }
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            peer.flush();
+            if (peer.isWritable()) {
+                ctx.channel().read();
+            }
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            // This side drained: its peer, which writes into it, may read again.
+            if (ctx.channel().isWritable()) {
+                peer.read();
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            closeBoth();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            closeBoth();
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package io.portico.upstream;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpVersion;
+import io.portico.config.HealthCheckConfig;
+import io.portico.config.UpstreamAddress;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Probes one server: GET {@code path} every {@code interval} on one event loop, on a fresh connection closed after
+ * the response head; {@code fall} consecutive failures take the server down, {@code rise} consecutive successes bring
+ * it back. Entirely asynchronous: a timer starts each probe and another bounds it by {@code timeout}.
+ */
+final class ActiveHealthCheck {
+    private final UpstreamServer server;
+    private final HealthCheckConfig config;
+    private final EventLoop loop;
+    private int successes;
+    private int failures;
+    private volatile boolean stopped;
+
+    ActiveHealthCheck(UpstreamServer server, HealthCheckConfig config, EventLoop loop) {
+        this.server = server;
+        this.config = config;
+        this.loop = loop;
+    }
+
+    void start() {
+        loop.execute(this::probe);
+    }
+
+    void stop() {
+        stopped = true;
+    }
+
+    private void probe() {
+        if (stopped) {
+            return;
+        }
+        boolean[] done = {false};
+        Channel[] channel = {null};
+        Runnable fail = () -> {
+            if (!done[0]) {
+                done[0] = true;
+                if (channel[0] != null) {
+                    channel[0].close();
+                }
+                record(false);
+            }
+        };
+        var timeout = loop.schedule(fail, config.timeout().toNanos(), TimeUnit.NANOSECONDS);
+        Transport transport = Transport.of(loop);
+        Bootstrap b = new Bootstrap()
+                .group(loop)
+                .channel(transport.channelClass(server.address()))
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, config.timeout().toMillis()))
+                .handler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(new HttpClientCodec(), new SimpleChannelInboundHandler<HttpObject>() {
+                            @Override
+                            protected void channelRead0(ChannelHandlerContext ctx, HttpObject msg) {
+                                if (msg instanceof HttpResponse r && !done[0]) {
+                                    done[0] = true;
+                                    timeout.cancel(false);
+                                    ctx.close();
+                                    record(r.decoderResult().isSuccess() && config.expects(r.status().code()));
+                                }
+                            }
+
+                            @Override
+                            public void channelInactive(ChannelHandlerContext ctx) {
+                                timeout.cancel(false);
+                                fail.run();
+                            }
+
+                            @Override
+                            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                                ctx.close();
+                            }
+                        });
+                    }
+                });
+        b.connect(Transport.socketAddress(server.address())).addListener((ChannelFutureListener) f -> {
+            if (!f.isSuccess()) {
+                timeout.cancel(false);
+                fail.run();
+                return;
+            }
+            channel[0] = f.channel();
+            if (done[0]) {
+                f.channel().close();
+                return;
+            }
+            FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, config.path());
+            req.headers().set(HttpHeaderNames.HOST, hostHeader(server.address()));
+            req.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            req.headers().set(HttpHeaderNames.USER_AGENT, "portico-health-check");
+            f.channel().writeAndFlush(req);
+        });
+    }
+
+    private void record(boolean ok) {
+        if (ok) {
+            failures = 0;
+            if (!server.checkedUp() && ++successes >= config.rise()) {
+                server.checked(true);
+            }
+        } else {
+            successes = 0;
+            if (server.checkedUp() && ++failures >= config.fall()) {
+                server.checked(false);
+            }
+        }
+        if (!stopped) {
+            try {
+                loop.schedule(this::probe, config.interval().toNanos(), TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException shuttingDown) {
+                stopped = true;
+            }
+        }
+    }
+
+    static String hostHeader(UpstreamAddress address) {
+        return address instanceof UpstreamAddress.Tcp tcp ? tcp.host() + ":" + tcp.address().getPort() : "localhost";
+    }
+}

@@ -1,0 +1,131 @@
+package io.portico.upstream;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.portico.config.UpstreamConfig;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The idle keep-alive connections of one upstream pool on one event loop, at most {@code keepalive} per server,
+ * each retired after {@code keepaliveTimeout}. Owned by its event loop: no locks. The most recently used connection
+ * is handed out first, so surplus ones age out instead of all staying barely warm.
+ */
+public final class LoopConnections {
+    /** Upstream response heads beyond these limits are malformed for us: the exchange answers 502. */
+    static final int MAX_INITIAL_LINE = 8192;
+    static final int MAX_HEADER_SIZE = 32 * 1024;
+
+    private final EventLoop loop;
+    private final UpstreamConfig config;
+    private final Transport transport;
+    private final List<ArrayDeque<UpstreamConnection>> idle;
+    private boolean closed;
+
+    LoopConnections(EventLoop loop, UpstreamConfig config, int servers) {
+        this.loop = loop;
+        this.config = config;
+        this.transport = Transport.of(loop);
+        this.idle = new java.util.ArrayList<>(servers);
+        for (int i = 0; i < servers; i++) {
+            idle.add(new ArrayDeque<>());
+        }
+    }
+
+    /**
+     * An idle connection to {@code server} that is still open, or null when there is none; connections the server
+     * closed while idle are dropped here even if their close has not been processed yet.
+     */
+    public UpstreamConnection pollIdle(UpstreamServer server) {
+        ArrayDeque<UpstreamConnection> q = idle.get(server.index());
+        for (UpstreamConnection c; (c = q.pollFirst()) != null; ) {
+            c.idleTimer.cancel(false);
+            if (c.channel().isActive()) {
+                return c;
+            }
+            c.channel().close();
+        }
+        return null;
+    }
+
+    /** Opens a new connection to {@code server}; {@code done} gets the connected one or the failure. */
+    public void connect(UpstreamServer server, Consumer<UpstreamConnection> connected, Consumer<Throwable> failed) {
+        Bootstrap b = new Bootstrap()
+                .group(loop)
+                .channel(transport.channelClass(server.address()))
+                .option(ChannelOption.AUTO_READ, false)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()));
+        if (server.address() instanceof io.portico.config.UpstreamAddress.Tcp) {
+            b.option(ChannelOption.TCP_NODELAY, true);
+        }
+        UpstreamConnection[] holder = new UpstreamConnection[1];
+        b.handler(new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                UpstreamConnection c = new UpstreamConnection(ch, server, LoopConnections.this);
+                holder[0] = c;
+                HttpDecoderConfig decoder = new HttpDecoderConfig()
+                        .setMaxInitialLineLength(MAX_INITIAL_LINE)
+                        .setMaxHeaderSize(MAX_HEADER_SIZE);
+                ch.pipeline().addLast("http", new HttpClientCodec(decoder, false, false));
+                ch.pipeline().addLast("upstream", c.new Handler());
+            }
+        });
+        ChannelFuture f = b.connect(Transport.socketAddress(server.address()));
+        f.addListener(done -> {
+            if (done.isSuccess()) {
+                connected.accept(holder[0]);
+            } else {
+                failed.accept(done.cause());
+            }
+        });
+    }
+
+    void offer(UpstreamConnection c) {
+        ArrayDeque<UpstreamConnection> q = idle.get(c.server().index());
+        if (closed || q.size() >= config.keepalive()) {
+            c.channel().close();
+            return;
+        }
+        q.addFirst(c);
+        c.idleTimer = loop.schedule(() -> {
+            q.remove(c);
+            c.channel().close();
+        }, config.keepaliveTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        // With AUTO_READ off an idle socket is not read, so ask for one read: a close (or stray bytes) is then seen.
+        c.channel().read();
+    }
+
+    void remove(UpstreamConnection c) {
+        if (idle.get(c.server().index()).remove(c) && c.idleTimer != null) {
+            c.idleTimer.cancel(false);
+        }
+    }
+
+    /** Idle connections to {@code server} on this loop, for tests and stats. */
+    public int idleCount(UpstreamServer server) {
+        return idle.get(server.index()).size();
+    }
+
+    void closeAll() {
+        closed = true;
+        for (ArrayDeque<UpstreamConnection> q : idle) {
+            for (UpstreamConnection c; (c = q.pollFirst()) != null; ) {
+                c.idleTimer.cancel(false);
+                c.channel().close();
+            }
+        }
+    }
+
+    EventLoop loop() {
+        return loop;
+    }
+}

@@ -1,0 +1,116 @@
+package io.portico.upstream;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+
+/**
+ * One HTTP/1.1 connection to an upstream server, used on its event loop only. While a request uses it, everything
+ * the upstream sends goes to the attached {@link Listener}; while idle in the pool, anything it sends is odd and
+ * closes it, and the server closing it removes it from the pool.
+ */
+public final class UpstreamConnection {
+
+    /** The exchange using the connection; every call comes on the event loop. */
+    public interface Listener {
+        /** A decoded response part; the listener owns it. */
+        void onMessage(HttpObject message);
+
+        void onWritabilityChanged();
+
+        /** The connection closed or failed; {@code cause} is null for a plain close. Called at most once. */
+        void onClosed(Throwable cause);
+    }
+
+    private final Channel channel;
+    private final UpstreamServer server;
+    private final LoopConnections owner;
+    private Listener listener;
+    private int uses;
+    ScheduledFuture<?> idleTimer;
+
+    UpstreamConnection(Channel channel, UpstreamServer server, LoopConnections owner) {
+        this.channel = channel;
+        this.server = server;
+        this.owner = owner;
+    }
+
+    public Channel channel() {
+        return channel;
+    }
+
+    public UpstreamServer server() {
+        return server;
+    }
+
+    /** Whether an earlier request used this connection: then the server may have closed it while it was idle. */
+    public boolean reused() {
+        return uses > 1;
+    }
+
+    public void attach(Listener listener) {
+        this.listener = listener;
+        uses++;
+    }
+
+    /** Returns the connection to the idle pool when {@code reusable} and the pool has room, else closes it. */
+    public void release(boolean reusable) {
+        listener = null;
+        if (reusable && channel.isActive()) {
+            owner.offer(this);
+        } else {
+            channel.close();
+        }
+    }
+
+    /** Detaches and closes: for a request that went wrong or was cancelled. */
+    public void close() {
+        listener = null;
+        channel.close();
+    }
+
+    /** Sits after the HTTP client codec and routes what it decodes. */
+    final class Handler extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            Listener l = listener;
+            if (l != null && msg instanceof HttpObject http) {
+                l.onMessage(http);
+            } else {
+                ReferenceCountUtil.release(msg);
+                ctx.close();
+            }
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            Listener l = listener;
+            if (l != null) {
+                l.onWritabilityChanged();
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            owner.remove(UpstreamConnection.this);
+            closed(null);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+            closed(cause);
+        }
+
+        private void closed(Throwable cause) {
+            Listener l = listener;
+            listener = null;
+            if (l != null) {
+                l.onClosed(cause);
+            }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package io.portico.upstream;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.portico.config.UpstreamConfig;
+import io.portico.config.UpstreamServerConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.LongSupplier;
+
+/**
+ * One configured upstream: its servers, the balancer over the primaries (and a round-robin over the backups, used
+ * only when no primary is usable), and its connection pools, one per event loop.
+ */
+public final class UpstreamPool implements AutoCloseable {
+    private final UpstreamConfig config;
+    private final List<UpstreamServer> servers;
+    private final Balancer primaries;
+    private final Balancer backups;
+    private final HashKeyTemplate hashKey;
+    private final ConcurrentHashMap<EventLoop, LoopConnections> loops = new ConcurrentHashMap<>();
+    private final List<ActiveHealthCheck> checks = new ArrayList<>();
+
+    public UpstreamPool(UpstreamConfig config, LongSupplier nanoClock) {
+        this.config = config;
+        List<UpstreamServer> all = new ArrayList<>();
+        List<UpstreamServer> primary = new ArrayList<>();
+        List<UpstreamServer> backup = new ArrayList<>();
+        for (UpstreamServerConfig sc : config.servers()) {
+            ConnectionLimit limit = new ConnectionLimit(config.maxConnections(), config.maxQueue(), config.queueTimeout());
+            UpstreamServer s = new UpstreamServer(sc, all.size(), nanoClock, limit);
+            all.add(s);
+            (sc.backup() ? backup : primary).add(s);
+        }
+        this.servers = List.copyOf(all);
+        this.primaries = Balancer.of(config.balance(), primary);
+        this.backups = new SmoothWeightedRoundRobin(backup);
+        this.hashKey = HashKeyTemplate.parse(config.hashKey() == null ? "$request_uri" : config.hashKey());
+    }
+
+    public UpstreamConfig config() {
+        return config;
+    }
+
+    public String name() {
+        return config.name();
+    }
+
+    public List<UpstreamServer> servers() {
+        return servers;
+    }
+
+    public HashKeyTemplate hashKey() {
+        return hashKey;
+    }
+
+    /** The server for one attempt, or null when no primary and no backup is usable (the caller answers 502). */
+    public UpstreamServer select(Selection selection) {
+        UpstreamServer s = primaries.pick(selection);
+        return s != null ? s : backups.pick(selection);
+    }
+
+    /** The connection pool of {@code loop}; call it on that loop. */
+    public LoopConnections connections(EventLoop loop) {
+        return loops.computeIfAbsent(loop, l -> new LoopConnections(l, config, servers.size()));
+    }
+
+    /**
+     * Fails when a server cannot be reached from {@code group}'s transport: unix sockets need epoll. Called at
+     * start-up so that the problem is an error message, not a 500 on the first request.
+     */
+    public void requireTransport(EventLoopGroup group) {
+        Transport transport = Transport.of(group.next());
+        for (UpstreamServer s : servers) {
+            if (s.address() instanceof io.portico.config.UpstreamAddress.Unix && transport != Transport.EPOLL) {
+                throw new IllegalStateException("upstream " + config.name() + ": server " + s.address()
+                        + " is a unix socket, which needs the native epoll transport (the event loops use NIO)");
+            }
+        }
+    }
+
+    /** Starts the active health checks, if configured, each server's on one loop of {@code group}. */
+    public synchronized void startHealthChecks(EventLoopGroup group) {
+        config.healthCheck().ifPresent(hc -> {
+            for (UpstreamServer s : servers) {
+                ActiveHealthCheck check = new ActiveHealthCheck(s, hc, group.next());
+                checks.add(check);
+                check.start();
+            }
+        });
+    }
+
+    /** Stops health checks and closes the idle connections of every loop (on their loops). */
+    @Override
+    public synchronized void close() {
+        checks.forEach(ActiveHealthCheck::stop);
+        for (LoopConnections lc : loops.values()) {
+            try {
+                lc.loop().execute(lc::closeAll);
+            } catch (RejectedExecutionException loopAlreadyStopped) {
+                // Its channels were closed with the loop.
+            }
+        }
+    }
+}

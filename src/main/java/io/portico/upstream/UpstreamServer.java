@@ -1,0 +1,117 @@
+package io.portico.upstream;
+
+import io.portico.config.UpstreamAddress;
+import io.portico.config.UpstreamServerConfig;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+/**
+ * One server of a pool: its address and weight, how many requests it has in flight, and whether it may be chosen.
+ * It is out of rotation while passive health has it failed ({@code maxFails} failures within {@code failTimeout}
+ * take it out for {@code failTimeout}, as nginx does) or while active health checks have it down.
+ */
+public final class UpstreamServer {
+    private final UpstreamServerConfig config;
+    private final int index;
+    private final LongSupplier nanoClock;
+    private final AtomicInteger active = new AtomicInteger();
+    private final ConnectionLimit limit;
+    private volatile boolean checkedUp = true;
+
+    // Passive health: guarded by this.
+    private int fails;
+    private long firstFailAt;
+    private long downUntil;
+    private boolean down;
+
+    UpstreamServer(UpstreamServerConfig config, int index, LongSupplier nanoClock, ConnectionLimit limit) {
+        this.config = config;
+        this.index = index;
+        this.nanoClock = nanoClock;
+        this.limit = limit;
+    }
+
+    public UpstreamAddress address() {
+        return config.address();
+    }
+
+    public int weight() {
+        return config.weight();
+    }
+
+    public boolean backup() {
+        return config.backup();
+    }
+
+    int index() {
+        return index;
+    }
+
+    public ConnectionLimit limit() {
+        return limit;
+    }
+
+    /** Requests in flight to this server, for least-conn and random-two. */
+    public int active() {
+        return active.get();
+    }
+
+    public void requestStarted() {
+        active.incrementAndGet();
+    }
+
+    public void requestEnded() {
+        active.decrementAndGet();
+    }
+
+    /** Whether the balancer may choose this server now. */
+    public boolean available() {
+        return checkedUp && !passivelyDown();
+    }
+
+    private synchronized boolean passivelyDown() {
+        if (down && nanoClock.getAsLong() - downUntil >= 0) {
+            // nginx lets traffic back after fail_timeout; a new failure takes it out again.
+            down = false;
+            fails = 0;
+        }
+        return down;
+    }
+
+    /** A connect error, a reset before the response, or a timeout: counts towards {@code maxFails}. */
+    public synchronized void failed() {
+        if (config.maxFails() <= 0) {
+            return;
+        }
+        long now = nanoClock.getAsLong();
+        long window = config.failTimeout().toNanos();
+        if (fails == 0 || now - firstFailAt > window) {
+            fails = 0;
+            firstFailAt = now;
+        }
+        if (++fails >= config.maxFails()) {
+            down = true;
+            downUntil = now + window;
+        }
+    }
+
+    /** A complete response: forgets earlier failures. */
+    public synchronized void succeeded() {
+        if (!down) {
+            fails = 0;
+        }
+    }
+
+    void checked(boolean up) {
+        this.checkedUp = up;
+    }
+
+    public boolean checkedUp() {
+        return checkedUp;
+    }
+
+    @Override
+    public String toString() {
+        return config.address().toString();
+    }
+}

@@ -1,0 +1,11 @@
+/**
+ * Upstream pools: the servers of each configured upstream, their passive and active health, the balancing
+ * policies that choose one, and the per-event-loop pools of idle keep-alive connections to them.
+ *
+ * <p>Threading: an {@link io.portico.upstream.UpstreamPool} and its servers are shared by every event loop, so their
+ * shared state (health, counters, balancer weights) is atomic or guarded by short monitors. Connections are never
+ * shared: each event loop owns its {@link io.portico.upstream.LoopConnections}, and an
+ * {@link io.portico.upstream.UpstreamConnection} is used only on the event loop it was created on, which is the
+ * event loop of the client channel it serves, so the pools need no locks.
+ */
+package io.portico.upstream;

@@ -1,0 +1,195 @@
+package io.portico.proxy;
+
+import static io.portico.proxy.TestConfigs.server;
+import static io.portico.proxy.TestConfigs.target;
+import static io.portico.proxy.TestConfigs.upstream;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.portico.config.UpstreamConfig;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The core path: forwarding, keep-alive reuse, the idle-close race, and failures mapped to 502/504. */
+class ProxyForwardingTest {
+
+    static Stream<Arguments> loops() {
+        return Stream.of(Arguments.of(1, true), Arguments.of(3, false));
+    }
+
+    private static int closedPort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    @ParameterizedTest(name = "loops={0} epoll={1}")
+    @MethodSource("loops")
+    void reusesOneUpstreamConnectionForManyRequests(int loops, boolean epoll) throws Exception {
+        try (TestUpstream app = new TestUpstream((req, out, s) -> {
+                    TestUpstream.respond(out, 200, "hello " + req.uri());
+                    return true;
+                });
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true), 1 << 20, loops, epoll);
+                TestClient client = new TestClient(proxy.port())) {
+            for (int i = 0; i < 20; i++) {
+                TestClient.Response r = client.get("/p/" + i + "?q=1");
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.text()).isEqualTo("hello /p/" + i + "?q=1");
+            }
+            assertThat(app.connections.get()).isEqualTo(1);
+            assertThat(app.requests).hasSize(20);
+            assertThat(proxy.logs).allSatisfy(l -> assertThat(l.upstream()).isEqualTo("127.0.0.1:" + app.port()));
+            assertThat(proxy.logs).allSatisfy(l -> assertThat(l.upstreamNanos()).isPositive());
+        }
+    }
+
+    @ParameterizedTest(name = "loops={0} epoll={1}")
+    @MethodSource("loops")
+    void connectionRefusedIs502(int loops, boolean epoll) throws Exception {
+        UpstreamConfig u = TestConfigs.withRetries(upstream(List.of(server(closedPort()))), 0);
+        try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 1 << 20, loops, epoll);
+                TestClient client = new TestClient(proxy.port())) {
+            assertThat(client.get("/").status()).isEqualTo(502);
+            assertThat(proxy.logs.peek().note()).contains("connect");
+        }
+    }
+
+    @ParameterizedTest(name = "loops={0} epoll={1}")
+    @MethodSource("loops")
+    void noResponseHeadWithinReadTimeoutIs504(int loops, boolean epoll) throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        try (TestUpstream app = new TestUpstream((req, out, s) -> {
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return false;
+                });
+                ProxyHarness proxy = new ProxyHarness(TestConfigs.withReadTimeout(upstream(List.of(server(app.port()))), Duration.ofMillis(200)),
+                        target(true, true), 1 << 20, loops, epoll);
+                TestClient client = new TestClient(proxy.port())) {
+            assertThat(client.get("/slow").status()).isEqualTo(504);
+            assertThat(proxy.logs.peek().note()).contains("timed out");
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @ParameterizedTest(name = "loops={0} epoll={1}")
+    @MethodSource("loops")
+    void malformedStatusLineIs502(int loops, boolean epoll) throws Exception {
+        try (TestUpstream app = new TestUpstream((req, out, s) -> {
+                    out.write("HTTP/1.1 abc Broken\r\nContent-Length: 0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    return true;
+                });
+                ProxyHarness proxy = new ProxyHarness(TestConfigs.withRetries(upstream(List.of(server(app.port()))), 0),
+                        target(true, true), 1 << 20, loops, epoll);
+                TestClient client = new TestClient(proxy.port())) {
+            assertThat(client.get("/").status()).isEqualTo(502);
+            assertThat(proxy.logs.peek().note()).contains("malformed");
+        }
+    }
+
+    @ParameterizedTest(name = "loops={0} epoll={1}")
+    @MethodSource("loops")
+    void upstreamHeadTooLargeIs502(int loops, boolean epoll) throws Exception {
+        try (TestUpstream app = new TestUpstream((req, out, s) -> {
+                    out.write(("HTTP/1.1 200 OK\r\nX-Big: " + "a".repeat(64 * 1024) + "\r\nContent-Length: 0\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    return true;
+                });
+                ProxyHarness proxy = new ProxyHarness(TestConfigs.withRetries(upstream(List.of(server(app.port()))), 0),
+                        target(true, true), 1 << 20, loops, epoll);
+                TestClient client = new TestClient(proxy.port())) {
+            assertThat(client.get("/").status()).isEqualTo(502);
+        }
+    }
+
+    @ParameterizedTest(name = "loops={0} epoll={1}")
+    @MethodSource("loops")
+    void idleConnectionClosedByUpstreamIsNotUsed(int loops, boolean epoll) throws Exception {
+        // The upstream answers keep-alive but closes right after, as gunicorn does when its keep-alive expires.
+        try (TestUpstream app = new TestUpstream((req, out, s) -> {
+                    TestUpstream.respond(out, 200, "once");
+                    return false;
+                });
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true), 1 << 20, loops, epoll);
+                TestClient client = new TestClient(proxy.port())) {
+            for (int i = 0; i < 5; i++) {
+                assertThat(client.get("/").status()).isEqualTo(200);
+            }
+            assertThat(app.connections.get()).isEqualTo(5);
+        }
+    }
+
+    @ParameterizedTest(name = "loops={0} epoll={1}")
+    @MethodSource("loops")
+    void reusedConnectionThatDiesBeforeTheResponseIsRetriedFreshForGet(int loops, boolean epoll) throws Exception {
+        // The race itself: the upstream reads the second request on a kept-alive connection and closes without answering.
+        try (TestUpstream app = new TestUpstream((req, out, s) -> {
+                    if (req.indexOnConnection() > 1) {
+                        return false;
+                    }
+                    TestUpstream.respond(out, 200, "ok");
+                    return true;
+                });
+                ProxyHarness proxy = new ProxyHarness(TestConfigs.withRetries(upstream(List.of(server(app.port()))), 0),
+                        target(false, true), 1 << 20, loops, epoll);
+                TestClient client = new TestClient(proxy.port())) {
+            assertThat(client.get("/a").status()).isEqualTo(200);
+            assertThat(client.get("/b").status()).isEqualTo(200);
+            assertThat(app.connections.get()).isEqualTo(2);
+            // A streamed POST with a body cannot be replayed: the client gets 502, the request is never sent twice.
+            client.send("POST /c HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc");
+            assertThat(client.read().status()).isEqualTo(502);
+            assertThat(app.requests.stream().filter(r -> r.uri().equals("/c"))).hasSize(1);
+        }
+    }
+
+    @ParameterizedTest(name = "loops={0} epoll={1}")
+    @MethodSource("loops")
+    void getGoesToTheNextServerWhenTheFirstRefuses(int loops, boolean epoll) throws Exception {
+        try (TestUpstream app = new TestUpstream(TestUpstream.ok("second"));
+                ProxyHarness proxy = new ProxyHarness(TestConfigs.withRetries(upstream(List.of(server(closedPort()), server(app.port()))), 1),
+                        target(true, true), 1 << 20, loops, epoll);
+                TestClient client = new TestClient(proxy.port())) {
+            for (int i = 0; i < 4; i++) {
+                TestClient.Response r = client.get("/");
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.text()).isEqualTo("second");
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "loops={0} epoll={1}")
+    @MethodSource("loops")
+    void postIsNeverRetriedAfterItWasSentButGetIs(int loops, boolean epoll) throws Exception {
+        try (TestUpstream dropper = new TestUpstream((req, out, s) -> false);
+                TestUpstream good = new TestUpstream(TestUpstream.ok("good"));
+                ProxyHarness proxy = new ProxyHarness(TestConfigs.withRetries(upstream(List.of(server(dropper.port()), server(good.port()))), 1),
+                        target(true, true), 1 << 20, loops, epoll);
+                TestClient client = new TestClient(proxy.port())) {
+            // Round-robin starts at the dropper for the first request.
+            client.send("POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc");
+            assertThat(client.read().status()).isEqualTo(502);
+            assertThat(dropper.requests).hasSize(1);
+            assertThat(good.requests).isEmpty();
+            // The GET that hits the dropper next is retried on the good server.
+            TestClient.Response a = client.get("/g1");
+            TestClient.Response b = client.get("/g2");
+            assertThat(List.of(a.status(), b.status())).containsOnly(200);
+            await().until(() -> good.requests.size() == 2);
+        }
+    }
+}

@@ -1,0 +1,212 @@
+package io.portico.proxy;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.ReferenceCountUtil;
+import io.portico.config.Cidr;
+import io.portico.config.LimitsConfig;
+import io.portico.config.LocationConfig;
+import io.portico.config.PorticoConfig;
+import io.portico.config.TargetConfig;
+import io.portico.config.UpstreamConfig;
+import io.portico.route.ClientExchange;
+import io.portico.route.Exchange;
+import io.portico.route.RequestLog;
+import io.portico.route.Responder;
+import io.portico.route.Route;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A stand-in for the server core: HttpServerCodec plus a handler that gives each request to the proxy responder
+ * through a minimal {@link ClientExchange}, so the proxy can be tested before the real server exists.
+ */
+final class ProxyHarness implements AutoCloseable {
+    final EventLoopGroup group;
+    final Proxies proxies;
+    final Responder responder;
+    final Channel server;
+    final ConcurrentLinkedQueue<RequestLog> logs = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<Channel> clients = new ConcurrentLinkedQueue<>();
+    final AtomicInteger contents = new AtomicInteger();
+    volatile boolean trusted;
+
+    ProxyHarness(UpstreamConfig upstream, TargetConfig.Proxy target, long maxBodySize, int loops, boolean epoll) throws InterruptedException {
+        this(upstream, target, maxBodySize, loops, epoll, "/");
+    }
+
+    ProxyHarness(UpstreamConfig upstream, TargetConfig.Proxy target, long maxBodySize, int loops, boolean epoll, String prefix)
+            throws InterruptedException {
+        this(upstream, target, maxBodySize, loops, epoll, prefix, null);
+    }
+
+    /** @param responderOf when set, picks the responder from the started {@link Proxies} instead of the target */
+    ProxyHarness(UpstreamConfig upstream, TargetConfig.Proxy target, long maxBodySize, int loops, boolean epoll, String prefix,
+            java.util.function.Function<Proxies, Responder> responderOf) throws InterruptedException {
+        boolean native_ = epoll && Epoll.isAvailable();
+        group = new MultiThreadIoEventLoopGroup(loops, native_ ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        LimitsConfig limits = new LimitsConfig(8192, 16384, 100, maxBodySize, Duration.ofSeconds(10), Duration.ofSeconds(10),
+                Duration.ofSeconds(10), Duration.ofSeconds(10), 1000, 1000);
+        PorticoConfig config = new PorticoConfig(null, null, List.of(), loops, null, Duration.ofSeconds(1), limits, null,
+                List.of(Cidr.parse("127.0.0.1")), List.of(), Map.of("app", upstream), Map.of(), Map.of(), List.of(), null);
+        proxies = Proxies.start(config, group);
+        LocationConfig location = TestConfigs.location(prefix, target);
+        responder = responderOf != null ? responderOf.apply(proxies) : proxies.responder(location, target);
+        Class<? extends ServerChannel> serverClass = native_ ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        server = new ServerBootstrap()
+                .group(group)
+                .channel(serverClass)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        clients.add(ch);
+                        ch.pipeline().addLast("http", new HttpServerCodec());
+                        ch.pipeline().addLast("exchange", new Front(new Route(location, responder)));
+                    }
+                })
+                .bind(new InetSocketAddress("127.0.0.1", 0))
+                .sync()
+                .channel();
+    }
+
+    int port() {
+        return ((InetSocketAddress) server.localAddress()).getPort();
+    }
+
+    @Override
+    public void close() {
+        server.close().syncUninterruptibly();
+        proxies.close();
+        group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private final class Front extends ChannelInboundHandlerAdapter {
+        private final Route route;
+        private Exchange exchange;
+
+        Front(Route route) {
+            this.route = route;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof HttpRequest request) {
+                exchange = route.responder().open(new Client(ctx.channel(), route, request), request);
+            }
+            if (msg instanceof HttpContent content) {
+                contents.incrementAndGet();
+                if (exchange != null) {
+                    exchange.onContent(content);
+                } else {
+                    content.release();
+                }
+            } else if (!(msg instanceof HttpRequest)) {
+                ReferenceCountUtil.release(msg);
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            if (exchange != null) {
+                exchange.onClientClosed();
+            }
+        }
+    }
+
+    private final class Client implements ClientExchange {
+        private final Channel channel;
+        private final Route route;
+        private final HttpRequest request;
+        private final RequestLog log = new RequestLog();
+
+        Client(Channel channel, Route route, HttpRequest request) {
+            this.channel = channel;
+            this.route = route;
+            this.request = request;
+            logs.add(log);
+        }
+
+        @Override
+        public Channel channel() {
+            return channel;
+        }
+
+        @Override
+        public Route route() {
+            return route;
+        }
+
+        @Override
+        public String rawPath() {
+            int q = request.uri().indexOf('?');
+            return q < 0 ? request.uri() : request.uri().substring(0, q);
+        }
+
+        @Override
+        public InetSocketAddress clientAddress() {
+            return peerAddress();
+        }
+
+        @Override
+        public InetSocketAddress peerAddress() {
+            return (InetSocketAddress) channel.remoteAddress();
+        }
+
+        @Override
+        public boolean fromTrustedProxy() {
+            return trusted;
+        }
+
+        @Override
+        public boolean secure() {
+            return false;
+        }
+
+        @Override
+        public RequestLog log() {
+            return log;
+        }
+
+        @Override
+        public void sendError(HttpResponseStatus status, HttpHeaders headers, boolean close) {
+            FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
+                    Unpooled.copiedBuffer(status.toString(), StandardCharsets.UTF_8));
+            r.headers().set(HttpHeaderNames.CONTENT_LENGTH, r.content().readableBytes());
+            if (headers != null) {
+                r.headers().add(headers);
+            }
+            var f = channel.writeAndFlush(r);
+            if (close) {
+                f.addListener(ChannelFutureListener.CLOSE);
+            }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+package io.portico.proxy;
+
+import static io.portico.proxy.TestConfigs.server;
+import static io.portico.proxy.TestConfigs.target;
+import static io.portico.proxy.TestConfigs.upstream;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.portico.config.HealthCheckConfig;
+import io.portico.config.UpstreamConfig;
+import io.portico.upstream.UpstreamServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/** Pool-level behaviour seen through the proxy: maxConnections with its queue, active health checks. */
+class ProxyPoolTest {
+
+    @Test
+    void requestsBeyondMaxConnectionsQueueThenGet503() throws Exception {
+        CountDownLatch[] gate = {new CountDownLatch(1)};
+        try (TestUpstream app = new TestUpstream((req, out, s) -> {
+                    if (req.uri().equals("/hold")) {
+                        try {
+                            gate[0].await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    TestUpstream.respond(out, 200, req.uri());
+                    return true;
+                });
+                ProxyHarness proxy = new ProxyHarness(
+                        TestConfigs.withLimit(upstream(List.of(server(app.port()))), 1, 1, Duration.ofMillis(300)), target(true, true), 1 << 20, 2, true);
+                TestClient a = new TestClient(proxy.port());
+                TestClient b = new TestClient(proxy.port());
+                TestClient c = new TestClient(proxy.port())) {
+            a.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n");
+            await().until(() -> app.requests.size() == 1);
+            b.send("GET /queued HTTP/1.1\r\nHost: x\r\n\r\n");
+            UpstreamServer s = proxy.proxies.pool("app").servers().get(0);
+            await().until(() -> s.active() == 2);
+            // The queue (1) is full: rejected at once.
+            assertThat(c.get("/rejected").status()).isEqualTo(503);
+            gate[0].countDown();
+            assertThat(a.read().text()).isEqualTo("/hold");
+            assertThat(b.read().text()).isEqualTo("/queued");
+            // A queued request that waits longer than queueTimeout gets 503 too.
+            gate[0] = new CountDownLatch(1);
+            a.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n");
+            await().until(() -> app.requests.size() == 3);
+            assertThat(b.get("/late").status()).isEqualTo(503);
+            gate[0].countDown();
+            assertThat(a.read().status()).isEqualTo(200);
+            assertThat(app.requests).extracting(TestUpstream.Request::uri).doesNotContain("/rejected", "/late");
+        }
+    }
+
+    @Test
+    void serverFailingItsHealthCheckIsSkippedAndReturnsAfterRise() throws Exception {
+        AtomicBoolean aHealthy = new AtomicBoolean(false);
+        try (TestUpstream a = new TestUpstream((req, out, s) -> {
+                    TestUpstream.respond(out, req.uri().equals("/health") && !aHealthy.get() ? 500 : 200, "a");
+                    return true;
+                });
+                TestUpstream b = new TestUpstream(TestUpstream.ok("b"))) {
+            UpstreamConfig u = TestConfigs.withHealth(upstream(List.of(server(a.port()), server(b.port()))),
+                    new HealthCheckConfig("/health", Duration.ofMillis(50), Duration.ofSeconds(1), 2, 1, 200, 399));
+            try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 1 << 20, 1, true);
+                    TestClient client = new TestClient(proxy.port())) {
+                UpstreamServer serverA = proxy.proxies.pool("app").servers().get(0);
+                await().until(() -> !serverA.checkedUp());
+                for (int i = 0; i < 6; i++) {
+                    assertThat(client.get("/x").text()).isEqualTo("b");
+                }
+                assertThat(a.requests).allSatisfy(r -> assertThat(r.uri()).isEqualTo("/health"));
+                assertThat(b.requests.stream().filter(r -> r.uri().equals("/health"))).isNotEmpty();
+                aHealthy.set(true);
+                await().until(serverA::checkedUp);
+                List<String> bodies = new java.util.ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    bodies.add(client.get("/x").text());
+                }
+                assertThat(bodies).contains("a", "b");
+            }
+        }
+    }
+
+    @Test
+    void aServerOverMaxFailsIsSkippedUntilFailTimeoutPasses() throws Exception {
+        int dead;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            dead = s.getLocalPort();
+        }
+        try (TestUpstream good = new TestUpstream(TestUpstream.ok("good"))) {
+            var deadServer = new io.portico.config.UpstreamServerConfig(new io.portico.config.UpstreamAddress.Tcp("127.0.0.1",
+                    new java.net.InetSocketAddress("127.0.0.1", dead)), 1, 1, Duration.ofSeconds(30), false);
+            UpstreamConfig u = TestConfigs.withRetries(upstream(List.of(deadServer, server(good.port()))), 1);
+            try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 1 << 20, 1, true);
+                    TestClient client = new TestClient(proxy.port())) {
+                UpstreamServer down = proxy.proxies.pool("app").servers().get(0);
+                assertThat(client.get("/").text()).isEqualTo("good"); // dead refused, retried on good
+                assertThat(down.available()).isFalse();
+                for (int i = 0; i < 4; i++) {
+                    assertThat(client.get("/").text()).isEqualTo("good");
+                }
+                assertThat(proxy.logs).allSatisfy(l -> assertThat(l.upstream()).isEqualTo("127.0.0.1:" + good.port()));
+            }
+        }
+    }
+
+    @Test
+    void upstreamThatStopsReadingTheRequestIs504AfterSendTimeout() throws Exception {
+        try (java.nio.channels.ServerSocketChannel deaf = java.nio.channels.ServerSocketChannel.open()) {
+            deaf.setOption(java.net.StandardSocketOptions.SO_RCVBUF, 4096);
+            deaf.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
+            int port = ((java.net.InetSocketAddress) deaf.getLocalAddress()).getPort();
+            UpstreamConfig base = TestConfigs.withRetries(upstream(List.of(server(port))), 0);
+            UpstreamConfig u = new UpstreamConfig(base.name(), base.servers(), base.balance(), base.hashKey(), base.keepalive(),
+                    base.keepaliveTimeout(), 0, 0, base.queueTimeout(), base.connectTimeout(), Duration.ofMillis(300), base.readTimeout(), 0,
+                    base.healthCheck());
+            try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 64L << 20, 1, true);
+                    TestClient client = new TestClient(proxy.port())) {
+                int size = 24 << 20;
+                client.send("PUT /big HTTP/1.1\r\nHost: x\r\nContent-Length: " + size + "\r\n\r\n");
+                byte[] chunk = new byte[1 << 20];
+                for (int i = 0; i < 24; i++) {
+                    client.out.write(chunk);
+                }
+                client.out.flush();
+                TestClient.Response r = client.read();
+                assertThat(r.status()).isEqualTo(504);
+                assertThat(proxy.logs.peek().note()).contains("send timed out");
+            }
+        }
+    }
+}

@@ -1,0 +1,154 @@
+package io.portico.proxy;
+
+import static io.portico.proxy.TestConfigs.server;
+import static io.portico.proxy.TestConfigs.target;
+import static io.portico.proxy.TestConfigs.upstream;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
+
+import io.netty.channel.epoll.Epoll;
+import io.portico.config.UpstreamAddress;
+import io.portico.config.UpstreamServerConfig;
+import java.io.InputStream;
+import java.nio.channels.Channels;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** WebSocket passthrough, unix socket upstreams, and a client that leaves mid-response. */
+class ProxyUpgradeAndSocketsTest {
+
+    @Test
+    void webSocketUpgradeRelaysBytesBothWays() throws Exception {
+        CountDownLatch upstreamSawClose = new CountDownLatch(1);
+        try (TestUpstream app = new TestUpstream((req, out, s) -> {
+                    assertThat(req.header("upgrade")).isEqualTo("websocket");
+                    out.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                            + "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    InputStream in = Channels.newInputStream(s);
+                    byte[] buf = new byte[1024];
+                    for (int n; (n = in.read(buf)) > 0; ) {
+                        out.write(buf, 0, n);
+                        out.flush();
+                    }
+                    upstreamSawClose.countDown();
+                    return false;
+                });
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true), 1 << 20, 2, true);
+                TestClient client = new TestClient(proxy.port())) {
+            client.send("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+            TestClient.Response head = client.readHead();
+            assertThat(head.status()).isEqualTo(101);
+            assertThat(head.header("upgrade")).isEqualTo("websocket");
+            assertThat(head.header("sec-websocket-accept")).isEqualTo("s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
+            for (String frame : List.of("\u0081\u0005hello", "GET / HTTP/1.1\r\n\r\n", "x".repeat(100_000))) {
+                client.send(frame);
+                byte[] echoed = client.in.readNBytes(frame.length());
+                assertThat(new String(echoed, StandardCharsets.ISO_8859_1)).isEqualTo(frame);
+            }
+            client.close();
+            assertThat(upstreamSawClose.await(5, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void unixSocketUpstream(@TempDir Path dir) throws Exception {
+        assumeThat(Epoll.isAvailable()).as("unix socket upstreams need epoll").isTrue();
+        Path socket = dir.resolve("app.sock");
+        try (TestUpstream app = new TestUpstream(TestUpstream.ok("over unix"), socket)) {
+            UpstreamServerConfig unix = new UpstreamServerConfig(new UpstreamAddress.Unix(socket), 1, 0, Duration.ofSeconds(1), false);
+            try (ProxyHarness proxy = new ProxyHarness(upstream(List.of(unix)), target(true, true), 1 << 20, 1, true);
+                    TestClient client = new TestClient(proxy.port())) {
+                for (int i = 0; i < 3; i++) {
+                    TestClient.Response r = client.get("/u");
+                    assertThat(r.status()).isEqualTo(200);
+                    assertThat(r.text()).isEqualTo("over unix");
+                }
+                assertThat(app.connections.get()).isEqualTo(1);
+                assertThat(app.requests.peek().header("host")).isEqualTo("front.test");
+            }
+        }
+        assertThat(Files.exists(socket)).isTrue();
+    }
+
+    @Test
+    void clientLeavingMidResponseClosesTheUpstreamConnection() throws Exception {
+        CountDownLatch upstreamGone = new CountDownLatch(1);
+        CountDownLatch headSent = new CountDownLatch(1);
+        try (TestUpstream app = new TestUpstream((req, out, s) -> {
+                    out.write("HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\nfirst".getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    headSent.countDown();
+                    // Never finishes the body; waits for the proxy to hang up.
+                    if (Channels.newInputStream(s).read() == -1) {
+                        upstreamGone.countDown();
+                    }
+                    return false;
+                });
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false), 1 << 20, 1, true)) {
+            TestClient client = new TestClient(proxy.port());
+            client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+            assertThat(client.readHead().status()).isEqualTo(200);
+            client.close();
+            assertThat(upstreamGone.await(5, TimeUnit.SECONDS)).isTrue();
+            // The connection was not pooled: a new request opens a new one.
+            app.script = TestUpstream.ok("again");
+            try (TestClient next = new TestClient(proxy.port())) {
+                assertThat(next.get("/").text()).isEqualTo("again");
+            }
+            await().until(() -> app.connections.get() == 2);
+        }
+    }
+
+    @Test
+    void unixSocketUpstreamOnNioEventLoopsIsRefusedAtStart(@TempDir Path dir) {
+        UpstreamServerConfig unix = new UpstreamServerConfig(new UpstreamAddress.Unix(dir.resolve("app.sock")), 1, 0, Duration.ofSeconds(1), false);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ProxyHarness(upstream(List.of(unix)), target(true, true), 1 << 20, 1, false))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("upstream app: server unix:")
+                .hasMessageContaining("epoll");
+    }
+
+    @Test
+    void idlePooledConnectionsAreRetiredAfterKeepaliveTimeout() throws Exception {
+        try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"))) {
+            var u = upstream(List.of(server(app.port())));
+            u = new io.portico.config.UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), Duration.ofMillis(200),
+                    u.maxConnections(), u.maxQueue(), u.queueTimeout(), u.connectTimeout(), u.sendTimeout(), u.readTimeout(), u.retries(), u.healthCheck());
+            try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 1 << 20, 1, true);
+                    TestClient client = new TestClient(proxy.port())) {
+                assertThat(client.get("/").status()).isEqualTo(200);
+                await().atMost(Duration.ofSeconds(5)).until(() -> app.closedConnections.get() == 1);
+                assertThat(client.get("/").status()).isEqualTo(200);
+                assertThat(app.connections.get()).isEqualTo(2);
+            }
+        }
+    }
+
+    @Test
+    void namedResponderProxiesWithDefaults() throws Exception {
+        try (TestUpstream app = new TestUpstream(TestUpstream.ok("fallback"));
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false), 1 << 20, 1, true, "/",
+                        p -> p.named("app"));
+                TestClient client = new TestClient(proxy.port())) {
+            client.send("POST /missing.html HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n");
+            TestClient.Response r = client.read();
+            assertThat(r.text()).isEqualTo("fallback");
+            TestUpstream.Request seen = app.requests.peek();
+            assertThat(seen.uri()).isEqualTo("/missing.html");
+            // Defaults buffer the request: the upstream got a Content-Length body.
+            assertThat(seen.header("content-length")).isEqualTo("3");
+            assertThat(seen.header("x-forwarded-for")).isEqualTo("127.0.0.1");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> proxy.proxies.named("nope")).hasMessageContaining("upstream: nope");
+        }
+    }
+}

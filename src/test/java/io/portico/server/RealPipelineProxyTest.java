@@ -1,0 +1,193 @@
+package io.portico.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.portico.config.PorticoConfig;
+import io.portico.config.TargetConfig;
+import io.portico.metrics.AccessLog;
+import io.portico.proxy.Proxies;
+import io.portico.route.ReturnResponder;
+import io.portico.route.Router;
+import io.portico.testing.TestServers;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The proxy behind the server core's real client pipeline (codec, framing, keep-alive, access log, routing,
+ * exchange), wired the way the lead wires {@link Proxies} into {@code Targets}.
+ */
+class RealPipelineProxyTest {
+    private final List<AutoCloseable> open = new ArrayList<>();
+    private final List<String> seen = new CopyOnWriteArrayList<>();
+    private final AtomicInteger upstreamConnections = new AtomicInteger();
+
+    @AfterEach
+    void close() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+    }
+
+    /** A line-based fake app: answers every request head with its request line, or 101 + echo for upgrades. */
+    private int app() throws IOException {
+        ServerSocket server = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        open.add(server);
+        Thread t = new Thread(() -> {
+            try {
+                while (true) {
+                    Socket s = server.accept();
+                    upstreamConnections.incrementAndGet();
+                    Thread c = new Thread(() -> serve(s));
+                    c.setDaemon(true);
+                    c.start();
+                }
+            } catch (IOException closed) {
+                // done
+            }
+        });
+        t.setDaemon(true);
+        t.start();
+        return server.getLocalPort();
+    }
+
+    private void serve(Socket s) {
+        try (s) {
+            InputStream in = s.getInputStream();
+            OutputStream out = s.getOutputStream();
+            while (true) {
+                StringBuilder head = new StringBuilder();
+                while (!head.toString().endsWith("\r\n\r\n")) {
+                    int c = in.read();
+                    if (c == -1) {
+                        return;
+                    }
+                    head.append((char) c);
+                }
+                String h = head.toString();
+                seen.add(h);
+                int cl = h.toLowerCase().indexOf("content-length: ");
+                if (cl >= 0) {
+                    int n = Integer.parseInt(h.substring(cl + 16, h.indexOf("\r\n", cl)).trim());
+                    seen.add(new String(in.readNBytes(n), StandardCharsets.UTF_8));
+                }
+                if (h.toLowerCase().contains("upgrade: websocket")) {
+                    out.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    in.transferTo(out);
+                    return;
+                }
+                String line = h.substring(0, h.indexOf("\r\n"));
+                byte[] body = line.getBytes(StandardCharsets.UTF_8);
+                out.write(("HTTP/1.1 200 OK\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(body);
+                out.flush();
+            }
+        } catch (IOException e) {
+            // gone
+        }
+    }
+
+    private int portico(int appPort) throws Exception {
+        PorticoConfig config = TestServers.config("upstreams { app { servers = [\"127.0.0.1:" + appPort + "\"] } }\n"
+                + "trusted-proxies = []\n"
+                + "locations = [ { path = \"/\", proxy = app } ]", Path.of("."));
+        Transport transport = Transport.detect();
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
+        open.add(() -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly());
+        Proxies proxies = Proxies.start(config, group);
+        open.add(proxies);
+        Router router = Router.build(config.locations(), location -> location.target() instanceof TargetConfig.Proxy p
+                ? proxies.responder(location, p)
+                : (client, request) -> {
+                    client.sendError(HttpResponseStatus.NOT_FOUND);
+                    return io.netty.handler.codec.http.HttpContent::release;
+                });
+        ClientChannelInitializer init = new ClientChannelInitializer(config.limits(), new ServerState(),
+                new ConnectionLimiter(config.limits().maxConnections()), new ClientAddresses(config.trustedProxies()),
+                AccessLog.create(config.accessLog()), router, () -> null);
+        Channel server = new ServerBootstrap().group(group).channel(transport.serverChannel()).childHandler(init)
+                .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+        open.add(() -> server.close().syncUninterruptibly());
+        return ((InetSocketAddress) server.localAddress()).getPort();
+    }
+
+    private static String readResponse(InputStream in) throws IOException {
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int c = in.read();
+            if (c == -1) {
+                throw new IOException("closed after: " + head);
+            }
+            head.append((char) c);
+        }
+        String h = head.toString();
+        int cl = h.toLowerCase().indexOf("content-length: ");
+        if (cl >= 0) {
+            int n = Integer.parseInt(h.substring(cl + 16, h.indexOf("\r\n", cl)).trim());
+            return h + new String(in.readNBytes(n), StandardCharsets.UTF_8);
+        }
+        return h;
+    }
+
+    @Test
+    void keepAliveRequestsExpectContinueAndWebSocketThroughTheRealPipeline() throws Exception {
+        int port = portico(app());
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(10_000);
+            OutputStream out = s.getOutputStream();
+            InputStream in = s.getInputStream();
+            for (int i = 0; i < 3; i++) {
+                out.write(("GET /r" + i + " HTTP/1.1\r\nHost: site\r\nX-Forwarded-For: 6.6.6.6\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                String r = readResponse(in);
+                assertThat(r).startsWith("HTTP/1.1 200").endsWith("GET /r" + i + " HTTP/1.1").containsIgnoringCase("server: portico");
+            }
+            assertThat(upstreamConnections.get()).isEqualTo(1);
+            assertThat(seen.get(0)).contains("X-Forwarded-For: 127.0.0.1\r\n").doesNotContain("6.6.6.6");
+
+            out.write("POST /up HTTP/1.1\r\nHost: site\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            assertThat(readResponse(in)).startsWith("HTTP/1.1 100");
+            out.write("hello".getBytes(StandardCharsets.US_ASCII));
+            assertThat(readResponse(in)).startsWith("HTTP/1.1 200").endsWith("POST /up HTTP/1.1");
+            assertThat(seen).contains("hello");
+
+            out.write("GET /ws HTTP/1.1\r\nHost: site\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: x\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            String upgraded = readResponse(in);
+            assertThat(upgraded).startsWith("HTTP/1.1 101").containsIgnoringCase("upgrade: websocket").containsIgnoringCase("connection: upgrade");
+            out.write("frame-bytes".getBytes(StandardCharsets.US_ASCII));
+            assertThat(new String(in.readNBytes(11), StandardCharsets.US_ASCII)).isEqualTo("frame-bytes");
+        }
+    }
+
+    @Test
+    void upstreamDownIs502WithTheServersErrorPage() throws Exception {
+        int dead;
+        try (ServerSocket s = new ServerSocket(0)) {
+            dead = s.getLocalPort();
+        }
+        int port = portico(dead);
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write("GET / HTTP/1.1\r\nHost: site\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            assertThat(readResponse(s.getInputStream())).startsWith("HTTP/1.1 502");
+        }
+    }
+}

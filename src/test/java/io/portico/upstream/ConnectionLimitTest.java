@@ -1,0 +1,100 @@
+package io.portico.upstream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.channel.DefaultEventLoop;
+import io.netty.channel.EventLoop;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class ConnectionLimitTest {
+    private final EventLoop a = new DefaultEventLoop();
+    private final EventLoop b = new DefaultEventLoop();
+
+    @AfterEach
+    void stop() {
+        a.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        b.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+
+    private static final class Recorder implements ConnectionLimit.Grant {
+        final ConcurrentLinkedQueue<String> events;
+        final String name;
+        final CountDownLatch done = new CountDownLatch(1);
+        volatile Thread thread;
+
+        Recorder(ConcurrentLinkedQueue<String> events, String name) {
+            this.events = events;
+            this.name = name;
+        }
+
+        @Override
+        public void granted() {
+            thread = Thread.currentThread();
+            events.add(name + " granted");
+            done.countDown();
+        }
+
+        @Override
+        public void rejected() {
+            thread = Thread.currentThread();
+            events.add(name + " rejected");
+            done.countDown();
+        }
+    }
+
+    @Test
+    void aFreedPermitGoesToTheOldestWaiterOnItsOwnLoop() throws Exception {
+        ConnectionLimit limit = new ConnectionLimit(1, 2, Duration.ofSeconds(5));
+        ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
+        Recorder first = new Recorder(events, "first");
+        Recorder second = new Recorder(events, "second");
+        Recorder third = new Recorder(events, "third");
+        Recorder fourth = new Recorder(events, "fourth");
+        a.submit(() -> limit.acquire(a, first)).get();
+        b.submit(() -> limit.acquire(b, second)).get();
+        a.submit(() -> limit.acquire(a, third)).get();
+        b.submit(() -> limit.acquire(b, fourth)).get(); // the queue (2) is full
+        assertThat(events).containsExactly("first granted", "fourth rejected");
+        Thread loopB = b.submit(Thread::currentThread).get();
+        a.submit(limit::release).get();
+        assertThat(second.done.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(second.thread).isSameAs(loopB);
+        assertThat(third.done.getCount()).isEqualTo(1);
+        b.submit(limit::release).get();
+        assertThat(third.done.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(limit.inUse()).isEqualTo(1);
+    }
+
+    @Test
+    void aWaiterTimesOutAndACancelledOneNeverGetsAPermit() throws Exception {
+        ConnectionLimit limit = new ConnectionLimit(1, 5, Duration.ofMillis(100));
+        ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
+        Recorder holder = new Recorder(events, "holder");
+        Recorder late = new Recorder(events, "late");
+        Recorder cancelled = new Recorder(events, "cancelled");
+        a.submit(() -> limit.acquire(a, holder)).get();
+        a.submit(() -> limit.acquire(a, late)).get();
+        assertThat(late.done.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(events).containsExactly("holder granted", "late rejected");
+        ConnectionLimit.Ticket t = a.submit(() -> limit.acquire(a, cancelled)).get();
+        a.submit(t::cancel).get();
+        a.submit(limit::release).get();
+        assertThat(limit.inUse()).isZero();
+        assertThat(cancelled.done.getCount()).isEqualTo(1);
+    }
+
+    @Test
+    void zeroMeansUnbounded() {
+        ConnectionLimit limit = new ConnectionLimit(0, 0, Duration.ofMillis(1));
+        ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
+        for (int i = 0; i < 100; i++) {
+            limit.acquire(a, new Recorder(events, "r"));
+        }
+        assertThat(events).hasSize(100).containsOnly("r granted");
+    }
+}
