@@ -19,6 +19,34 @@ public final class JsonReport {
         return w.endObject().toString();
     }
 
+    /** Both sides of a comparison ({@code a}, {@code b}: merged rounds), ratios B/A with their spread. */
+    public static String renderCompare(CompareResult c, String commandLine) {
+        JsonWriter w = new JsonWriter().beginObject();
+        w.name("command_line").value(commandLine);
+        w.name("rounds").value(c.roundsA().size());
+        w.name("refusal").value(c.refusal());
+        w.name("headline").value(CompareReport.headline(c));
+        w.name("ratios_b_over_a").beginObject();
+        for (CompareMetric m : CompareMetric.values()) {
+            w.name(m.name().toLowerCase(Locale.ROOT)).beginObject();
+            w.name("ratio").value(c.refusal() == null ? c.ratio(m) : Double.NaN);
+            w.name("per_round").beginArray();
+            c.roundRatios(m).forEach(w::value);
+            w.endArray();
+            w.endObject();
+        }
+        w.endObject();
+        w.name("a").beginObject();
+        w.name("name").value(c.nameA());
+        body(w, c.a(), commandLine);
+        w.endObject();
+        w.name("b").beginObject();
+        w.name("name").value(c.nameB());
+        body(w, c.b(), commandLine);
+        w.endObject();
+        return w.endObject().toString();
+    }
+
     static void body(JsonWriter w, BenchResult r, String commandLine) {
         Tally t = r.tally();
         BenchOptions o = r.options();
