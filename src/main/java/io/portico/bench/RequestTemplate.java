@@ -1,5 +1,6 @@
 package io.portico.bench;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
@@ -11,6 +12,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
@@ -24,6 +26,7 @@ final class RequestTemplate {
     private final HttpMethod method;
     private final String uri;
     private final HttpHeaders headers;
+    private final ByteBuf encoded;
 
     RequestTemplate(RequestTarget target, InetSocketAddress address, BenchOptions options) {
         this.target = target;
@@ -47,6 +50,24 @@ final class RequestTemplate {
             h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
         this.headers = h;
+        this.encoded = method == HttpMethod.HEAD ? null : encode();
+    }
+
+    /**
+     * The request as bytes, built once: writing a duplicate skips header encoding on every send (HttpClientCodec
+     * passes ByteBufs through; its decoder treats a response without a queued method as a GET's). HEAD keeps the
+     * HttpRequest path so the decoder knows the response has no body.
+     */
+    private ByteBuf encode() {
+        StringBuilder head = new StringBuilder().append(method.name()).append(' ').append(uri).append(" HTTP/1.1\r\n");
+        for (Map.Entry<String, String> e : headers) {
+            head.append(e.getKey()).append(": ").append(e.getValue()).append("\r\n");
+        }
+        head.append("\r\n");
+        byte[] start = head.toString().getBytes(StandardCharsets.ISO_8859_1);
+        ByteBuf buf = Unpooled.directBuffer(start.length + target.body().length);
+        buf.writeBytes(start).writeBytes(target.body());
+        return Unpooled.unreleasableBuffer(buf);
     }
 
     InetSocketAddress address() {
@@ -55,6 +76,11 @@ final class RequestTemplate {
 
     RequestTarget target() {
         return target;
+    }
+
+    /** What to write for one request: a duplicate of the pre-encoded bytes, or (HEAD) an HttpRequest. */
+    Object newMessage() {
+        return encoded != null ? encoded.duplicate() : newRequest();
     }
 
     /** A new request sharing the template's headers; the encoder releases its (wrapped, uncopied) body. */

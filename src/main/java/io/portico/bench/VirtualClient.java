@@ -1,11 +1,13 @@
 package io.portico.bench;
 
 import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpObject;
@@ -30,6 +32,7 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
     long repetitionsLeft;
 
     private Channel channel;
+    private ChannelHandlerContext rawContext;
     private RequestTemplate template;
     private boolean inFlight;
     private long intendedNs;
@@ -80,7 +83,8 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
                 return;
             }
             channel = done.channel();
-            channel.pipeline().addLast(new HttpClientCodec(), this);
+            channel.pipeline().addLast(RawWrites.INSTANCE).addLast(new HttpClientCodec(), this);
+            rawContext = channel.pipeline().context(RawWrites.INSTANCE);
             connectNs = System.nanoTime() - connectStart;
             stats.connectionOpened();
             write();
@@ -89,7 +93,13 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
 
     private void write() {
         writeNs = System.nanoTime();
-        channel.writeAndFlush(template.newRequest(), channel.voidPromise());
+        Object message = template.newMessage();
+        if (message instanceof ByteBuf) {
+            // pre-encoded bytes enter the pipeline below the codec, so its encoder never sees them
+            rawContext.writeAndFlush(message, rawContext.voidPromise());
+        } else {
+            channel.writeAndFlush(message, channel.voidPromise());
+        }
     }
 
     @Override
@@ -181,5 +191,11 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
             stats.timeout(nowNs - intendedNs);
         }
         closeChannel();
+    }
+
+    /** Marks where pre-encoded requests are written: between the socket and the HTTP codec. */
+    @ChannelHandler.Sharable
+    static final class RawWrites extends ChannelOutboundHandlerAdapter {
+        static final RawWrites INSTANCE = new RawWrites();
     }
 }
