@@ -43,6 +43,7 @@ public final class BenchRun {
             }
             templates.add(new RequestTemplate(t, address, options));
         }
+        FailurePathClasses.load();
         List<String> warnings = new ArrayList<>();
         String fd = FdLimit.check(options.connections(), FdLimit.soft(), FdLimit.open());
         if (fd != null) {

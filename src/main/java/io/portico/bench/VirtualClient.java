@@ -74,21 +74,32 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
         ChannelFuture f = localAddress == null ? bootstrap.connect(request.address())
                 : bootstrap.connect(request.address(), localAddress);
         f.addListener((ChannelFuture done) -> {
-            if (!inFlight) {
-                done.channel().close();
-                return;
+            try {
+                connected(done, connectStart);
+            } catch (Throwable t) {
+                // e.g. a class that could not load while out of file descriptors: count it, keep going
+                if (inFlight) {
+                    fail(ErrorClass.CLIENT_OTHER, t, true);
+                }
             }
-            if (!done.isSuccess()) {
-                fail(ErrorClassifier.connectFailure(done.cause()), done.cause(), true);
-                return;
-            }
-            channel = done.channel();
-            channel.pipeline().addLast(RawWrites.INSTANCE).addLast(new HttpClientCodec(), this);
-            rawContext = channel.pipeline().context(RawWrites.INSTANCE);
-            connectNs = System.nanoTime() - connectStart;
-            stats.connectionOpened();
-            write();
         });
+    }
+
+    private void connected(ChannelFuture done, long connectStart) {
+        if (!inFlight) {
+            done.channel().close();
+            return;
+        }
+        if (!done.isSuccess()) {
+            fail(ErrorClassifier.connectFailure(done.cause()), done.cause(), true);
+            return;
+        }
+        channel = done.channel();
+        channel.pipeline().addLast(RawWrites.INSTANCE).addLast(new HttpClientCodec(), this);
+        rawContext = channel.pipeline().context(RawWrites.INSTANCE);
+        connectNs = System.nanoTime() - connectStart;
+        stats.connectionOpened();
+        write();
     }
 
     private void write() {
