@@ -27,16 +27,21 @@ public final class BuiltInScenarios {
     private final BenchOptions base;
     private final int rounds;
     private final List<String> java;
+    private final String mainClass;
     private final Path workDir;
     private final ClientLoops loops;
     private final PrintWriter notices;
 
-    /** {@code java}: the command prefix that runs a class of this jar ({@link #javaPrefix()}). */
-    public BuiltInScenarios(BenchOptions base, int rounds, List<String> java, Path workDir, ClientLoops loops,
-            PrintWriter notices) {
+    /**
+     * {@code java}: the command prefix that runs a class of this jar ({@link #javaPrefix()}); {@code mainClass}:
+     * the CLI entry point that understands {@code demo-app} and {@code serve} (io.portico.cli.Main).
+     */
+    public BuiltInScenarios(BenchOptions base, int rounds, List<String> java, String mainClass, Path workDir,
+            ClientLoops loops, PrintWriter notices) {
         this.base = base;
         this.rounds = rounds;
         this.java = List.copyOf(java);
+        this.mainClass = mainClass;
         this.workDir = workDir;
         this.loops = loops;
         this.notices = notices;
@@ -81,15 +86,16 @@ public final class BuiltInScenarios {
         Path conf = workDir.resolve("portico.conf");
         Files.writeString(conf, porticoConf(portico, app, staticDir));
         List<String> appCmd = new ArrayList<>(java);
-        appCmd.addAll(List.of("io.portico.cli.Main", "demo-app", "--listen", "127.0.0.1:" + app, "--workers", "2"));
+        appCmd.addAll(List.of(mainClass, "demo-app", "--listen", "127.0.0.1:" + app, "--workers", "2"));
         List<String> serveCmd = new ArrayList<>(java);
-        serveCmd.addAll(List.of("io.portico.cli.Main", "serve", "--conf", conf.toString()));
+        serveCmd.addAll(List.of(mainClass, "serve", "--conf", conf.toString()));
         try (ManagedProcess appProcess = ManagedProcess.start("demo-app", appCmd, workDir.resolve("demo-app.log"));
                 ManagedProcess porticoProcess = ManagedProcess.start("portico", serveCmd,
                         workDir.resolve("portico.log"))) {
             appProcess.awaitPort(app, READY);
             porticoProcess.awaitPort(portico, READY);
             String direct = "http://127.0.0.1:" + app;
+            copyAppFile(direct + "/files/x", staticDir.resolve("x"));
             String proxied = "http://127.0.0.1:" + portico;
             List<Row> rows = new ArrayList<>();
             rows.add(new Row("static file: app /files/x vs Portico /static/x",
@@ -104,6 +110,19 @@ public final class BuiltInScenarios {
             rows.add(new Row("others' latency while one client floods at 10x its limit (A: no limit, B: limited)",
                     flood(proxied), List.of(CompareMetric.P99, CompareMetric.P50, CompareMetric.AVAILABILITY)));
             return table(rows);
+        }
+    }
+
+    /** Portico must serve the very bytes the app serves, or the probe (rightly) refuses the ratio. */
+    private void copyAppFile(String url, Path to) throws IOException, InterruptedException {
+        java.net.http.HttpResponse<byte[]> r = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+        if (r.statusCode() == 200) {
+            Files.write(to, r.body());
+        } else if (notices != null) {
+            notices.printf("warning: the demo app answered %d for %s; /static/x stays a 4 KiB file%n",
+                    r.statusCode(), url);
         }
     }
 

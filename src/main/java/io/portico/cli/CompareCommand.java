@@ -29,6 +29,9 @@ import picocli.CommandLine.Spec;
         description = "Compare two URLs under the same load (or, with no URLs, direct vs through Portico).")
 final class CompareCommand implements Callable<Integer> {
 
+    /** The CLI entry point the scenarios start the demo app and Portico with (overridable for a stand-in). */
+    static final String MAIN_CLASS = System.getProperty("portico.bench.main", "io.portico.cli.Main");
+
     @Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -73,7 +76,7 @@ final class CompareCommand implements Callable<Integer> {
         try (ClientLoops loops = new ClientLoops(options.threads())) {
             if (a == null) {
                 Path dir = Files.createTempDirectory("portico-bench-");
-                out.print(new BuiltInScenarios(options, rounds, BuiltInScenarios.javaPrefix(), dir, loops, err).run());
+                out.print(new BuiltInScenarios(options, rounds, BuiltInScenarios.javaPrefix(), MAIN_CLASS, dir, loops, err).run());
                 out.flush();
                 return 0;
             }
