@@ -5,6 +5,10 @@ import java.io.PrintWriter;
 import java.io.Writer;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -115,9 +119,9 @@ public final class BuiltInScenarios {
 
     /** Portico must serve the very bytes the app serves, or the probe (rightly) refuses the ratio. */
     private void copyAppFile(String url, Path to) throws IOException, InterruptedException {
-        java.net.http.HttpResponse<byte[]> r = java.net.http.HttpClient.newHttpClient().send(
-                java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> r = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
         if (r.statusCode() == 200) {
             Files.write(to, r.body());
         } else if (notices != null) {
