@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.HdrHistogram.Histogram;
 
 /**
  * One benchmark run. Runs on the caller's thread (which blocks): starts a {@link LoopDriver} per client loop,
@@ -129,9 +128,5 @@ public final class BenchRun {
         return new BenchResult(options, elapsed, collector.tally(), collector.total(), collector.connect(),
                 collector.waiting(), collector.processing(), collector.timeline(), warnings, Map.copyOf(firstMessages),
                 stoppedEarly, clientBusy, EnvironmentInfo.current(clientLoops.threads(), clientLoops.transport()));
-    }
-
-    static Histogram histogram() {
-        return LoopStats.newHistogram();
     }
 }

@@ -1,7 +1,6 @@
 package io.portico.bench;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.HdrHistogram.Histogram;
 
@@ -44,11 +43,5 @@ final class StallDetector {
     private static double suggestedRate(List<IntervalSample> timeline) {
         double[] rps = timeline.stream().mapToDouble(IntervalSample::rps).sorted().toArray();
         return rps.length == 0 ? 100 : Math.max(1, Math.round(rps[rps.length / 2] * 0.8));
-    }
-
-    static double median(double[] values) {
-        double[] v = values.clone();
-        Arrays.sort(v);
-        return v.length == 0 ? 0 : v[v.length / 2];
     }
 }
