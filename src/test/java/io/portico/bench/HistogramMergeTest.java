@@ -73,4 +73,17 @@ class HistogramMergeTest {
         assertThat(collector.earlyStopReason()).contains("CLIENT").contains("not a server failure")
                 .contains("ulimit -n");
     }
+
+    @Test
+    void aServerRefusingEverythingStopsTheRunAfterTwoSeconds() {
+        LoopStats loop = new LoopStats(LoopStats.newMessageMap());
+        BenchOptions options = Runs.options("http://127.0.0.1:1/", 1, 0, Duration.ofSeconds(5), 0, Duration.ofSeconds(1));
+        Collector collector = new Collector(List.of(loop), new RunClock(options, 0), null);
+        loop.error(ErrorClass.CONNECT_REFUSED, new java.net.ConnectException("Connection refused"));
+        collector.tick(1_000_000_000L);
+        assertThat(collector.earlyStopReason()).isNull();
+        loop.error(ErrorClass.CONNECT_REFUSED, new java.net.ConnectException("Connection refused"));
+        collector.tick(2_000_000_000L);
+        assertThat(collector.earlyStopReason()).contains("every connection was refused");
+    }
 }
