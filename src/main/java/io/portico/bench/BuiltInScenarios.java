@@ -111,6 +111,9 @@ public final class BuiltInScenarios {
                     compare(base.withLoad(200, 0, base.duration()), direct + "/block?ms=100",
                             proxied + "/block?ms=100"),
                     List.of(CompareMetric.AVAILABILITY, CompareMetric.P99, CompareMetric.THROUGHPUT)));
+            rows.add(new Row("others' latency with 50 slow clients holding connections, direct vs proxied",
+                    slowClients(app, portico), List.of(CompareMetric.P99, CompareMetric.AVAILABILITY,
+                            CompareMetric.THROUGHPUT)));
             rows.add(new Row("others' latency while one client floods at 10x its limit (A: no limit, B: limited)",
                     flood(proxied), List.of(CompareMetric.P99, CompareMetric.P50, CompareMetric.AVAILABILITY)));
             return table(rows);
@@ -133,6 +136,29 @@ public final class BuiltInScenarios {
     private CompareResult compare(BenchOptions options, String a, String b) throws InterruptedException {
         return new CompareRun(options, RequestTarget.of(a, "GET", null), RequestTarget.of(b, "GET", null), rounds,
                 loops, null, notices).run("direct", "proxied");
+    }
+
+    /** Others send 50 req/s to / while 50 clients trickle never-ending headers at the same server. */
+    private CompareResult slowClients(int app, int portico) throws InterruptedException {
+        List<BenchResult> direct = new ArrayList<>();
+        List<BenchResult> proxied = new ArrayList<>();
+        BenchOptions others = base.withLoad(10, 50, base.duration());
+        for (int round = 1; round <= rounds; round++) {
+            direct.add(othersWithSlowClients(others, app));
+            proxied.add(othersWithSlowClients(others, portico));
+        }
+        return new CompareResult("direct", "proxied", direct, proxied, null);
+    }
+
+    private BenchResult othersWithSlowClients(BenchOptions others, int port) throws InterruptedException {
+        try (SlowClients slow = new SlowClients("127.0.0.1", port, "/", 50, 500)) {
+            if (notices != null) {
+                notices.printf("slow-clients scenario: %d slow connections to port %d%n", slow.opened(), port);
+                notices.flush();
+            }
+            return new BenchRun(others.withTargets(List.of(RequestTarget.of("http://127.0.0.1:" + port + "/", "GET",
+                    null))), loops, null, notices).run();
+        }
     }
 
     /** Others send 50 req/s to / while a flood at 1000 req/s (10x the limit) hits / (A) or /limited/ (B). */
