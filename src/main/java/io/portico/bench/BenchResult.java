@@ -1,0 +1,73 @@
+package io.portico.bench;
+
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+
+/**
+ * A finished run: what was asked, what happened. Histograms are in microseconds ({@code total} from intended send
+ * to last byte; {@code connect}, {@code waiting} = request written to first byte, {@code processing} = total minus
+ * connect, as ab defines them). {@code clientBusy} is the busiest client loop's CPU share (0..1).
+ */
+public record BenchResult(
+        BenchOptions options,
+        double elapsedS,
+        Tally tally,
+        Histogram total,
+        Histogram connect,
+        Histogram waiting,
+        Histogram processing,
+        List<IntervalSample> timeline,
+        List<String> warnings,
+        Map<ErrorClass, String> firstMessages,
+        String stoppedEarly,
+        double clientBusy,
+        EnvironmentInfo environment) {
+
+    public double transactionRate() {
+        return elapsedS <= 0 ? 0 : tally.responses() / elapsedS;
+    }
+
+    /** Responses below 400 per 100 requests attempted (siege counts 4xx/5xx as available; this doesn't). */
+    public double availabilityPercent() {
+        long attempts = tally.attempts();
+        return attempts == 0 ? 0 : 100.0 * tally.successes() / attempts;
+    }
+
+    /** Failed requests (transport failures plus 4xx/5xx) per 100 attempts. */
+    public double errorPercent() {
+        long attempts = tally.attempts();
+        return attempts == 0 ? 0 : 100.0 * tally.errors() / attempts;
+    }
+
+    public double megabytes() {
+        return tally.bytes() / (1024.0 * 1024.0);
+    }
+
+    /** Latency at {@code percentile} (0..100) in milliseconds. */
+    public double latencyMs(double percentile) {
+        return total.getTotalCount() == 0 ? 0 : total.getValueAtPercentile(percentile) / 1000.0;
+    }
+
+    public double meanMs() {
+        return total.getTotalCount() == 0 ? 0 : total.getMean() / 1000.0;
+    }
+
+    public double maxMs() {
+        return total.getTotalCount() == 0 ? 0 : total.getMaxValue() / 1000.0;
+    }
+
+    public double minMs() {
+        return total.getTotalCount() == 0 ? 0 : total.getMinValue() / 1000.0;
+    }
+
+    /** siege's Concurrency: the sum of response times over elapsed time (average requests in flight). */
+    public double concurrency() {
+        return elapsedS <= 0 ? 0 : total.getMean() * total.getTotalCount() / 1e6 / elapsedS;
+    }
+
+    public boolean clientSideDominated() {
+        long attempts = tally.attempts();
+        return attempts > 0 && tally.clientSideErrors() * 2 >= attempts;
+    }
+}

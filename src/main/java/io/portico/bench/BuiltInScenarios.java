@@ -1,0 +1,226 @@
+package io.portico.bench;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * {@code portico bench compare} with no URLs: starts the demo app and Portico in front of it as separate processes
+ * from the same jar, on loopback, and compares direct against through-Portico for a few typical loads.
+ */
+public final class BuiltInScenarios {
+
+    /** One line of the final table: a comparison and the metrics worth showing for it. */
+    record Row(String scenario, CompareResult result, List<CompareMetric> metrics) {
+    }
+
+    private static final Duration READY = Duration.ofSeconds(30);
+
+    private final BenchOptions base;
+    private final int rounds;
+    private final List<String> java;
+    private final String mainClass;
+    private final Path workDir;
+    private final ClientLoops loops;
+    private final PrintWriter notices;
+
+    /**
+     * {@code java}: the command prefix that runs a class of this jar ({@link #javaPrefix()}); {@code mainClass}:
+     * the CLI entry point that understands {@code demo-app} and {@code serve} (io.portico.cli.Main).
+     */
+    public BuiltInScenarios(BenchOptions base, int rounds, List<String> java, String mainClass, Path workDir,
+            ClientLoops loops, PrintWriter notices) {
+        this.base = base;
+        this.rounds = rounds;
+        this.java = List.copyOf(java);
+        this.mainClass = mainClass;
+        this.workDir = workDir;
+        this.loops = loops;
+        this.notices = notices;
+    }
+
+    /** {@code java -cp <this jar or class path>}, with the running JVM's java. */
+    public static List<String> javaPrefix() {
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return List.of(javaBin, "-cp", System.getProperty("java.class.path"));
+    }
+
+    /** The Portico configuration the scenarios run: static files, a rate-limited path, a proxy to the app. */
+    static String porticoConf(int porticoPort, int appPort, Path staticDir) {
+        return """
+                portico {
+                  listen = ["127.0.0.1:%d"]
+                  access-log = off
+                  demo-app.enabled = false
+                  upstreams { app { servers = ["127.0.0.1:%d"] } }
+                  rate-limits { perclient { rate = 100r/s, burst = 20, nodelay = true } }
+                  locations = [
+                    { path = "/static/", alias = "%s/" }
+                    { path = "/limited/", proxy = app, rate-limit = perclient }
+                    { path = "/", proxy = app }
+                  ]
+                }
+                """.formatted(porticoPort, appPort, staticDir.toAbsolutePath().toString().replace("\\", "/"));
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Runs every scenario and returns the table. Child processes are gone when this returns or throws. */
+    public String run() throws IOException, InterruptedException {
+        int app = freePort();
+        int portico = freePort();
+        Path staticDir = Files.createDirectories(workDir.resolve("static"));
+        Files.write(staticDir.resolve("x"), new byte[4096]);
+        Path conf = workDir.resolve("portico.conf");
+        Files.writeString(conf, porticoConf(portico, app, staticDir));
+        List<String> appCmd = new ArrayList<>(java);
+        appCmd.addAll(List.of(mainClass, "demo-app", "--listen", "127.0.0.1:" + app, "--workers", "2"));
+        List<String> serveCmd = new ArrayList<>(java);
+        serveCmd.addAll(List.of(mainClass, "serve", "--conf", conf.toString()));
+        try (ManagedProcess appProcess = ManagedProcess.start("demo-app", appCmd, workDir.resolve("demo-app.log"));
+                ManagedProcess porticoProcess = ManagedProcess.start("portico", serveCmd,
+                        workDir.resolve("portico.log"))) {
+            appProcess.awaitPort(app, READY);
+            porticoProcess.awaitPort(portico, READY);
+            String direct = "http://127.0.0.1:" + app;
+            copyAppFile(direct + "/files/x", staticDir.resolve("x"));
+            String proxied = "http://127.0.0.1:" + portico;
+            List<Row> rows = new ArrayList<>();
+            rows.add(new Row("static file: app /files/x vs Portico /static/x",
+                    compare(base, direct + "/files/x", proxied + "/static/x"),
+                    List.of(CompareMetric.THROUGHPUT, CompareMetric.P99)));
+            rows.add(new Row("/ direct vs proxied", compare(base, direct + "/", proxied + "/"),
+                    List.of(CompareMetric.THROUGHPUT, CompareMetric.P99)));
+            rows.add(new Row("/block?ms=100, 200 clients, direct vs proxied",
+                    compare(base.withLoad(200, 0, base.duration()), direct + "/block?ms=100",
+                            proxied + "/block?ms=100"),
+                    List.of(CompareMetric.AVAILABILITY, CompareMetric.P99, CompareMetric.THROUGHPUT)));
+            rows.add(new Row("others' latency with 50 slow clients holding connections, direct vs proxied",
+                    slowClients(app, portico), List.of(CompareMetric.P99, CompareMetric.AVAILABILITY,
+                            CompareMetric.THROUGHPUT)));
+            rows.add(new Row("others' latency while one client floods at 10x its limit (A: no limit, B: limited)",
+                    flood(proxied), List.of(CompareMetric.P99, CompareMetric.P50, CompareMetric.AVAILABILITY)));
+            return table(rows);
+        }
+    }
+
+    /** Portico must serve the very bytes the app serves, or the probe (rightly) refuses the ratio. */
+    private void copyAppFile(String url, Path to) throws IOException, InterruptedException {
+        HttpResponse<byte[]> r = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        if (r.statusCode() == 200) {
+            Files.write(to, r.body());
+        } else if (notices != null) {
+            notices.printf("warning: the demo app answered %d for %s; /static/x stays a 4 KiB file%n",
+                    r.statusCode(), url);
+        }
+    }
+
+    private CompareResult compare(BenchOptions options, String a, String b) throws InterruptedException {
+        return new CompareRun(options, RequestTarget.of(a, "GET", null), RequestTarget.of(b, "GET", null), rounds,
+                loops, null, notices).run("direct", "proxied");
+    }
+
+    /** Others send 50 req/s to / while 50 clients trickle never-ending headers at the same server. */
+    private CompareResult slowClients(int app, int portico) throws InterruptedException {
+        List<BenchResult> direct = new ArrayList<>();
+        List<BenchResult> proxied = new ArrayList<>();
+        BenchOptions others = base.withLoad(10, 50, base.duration());
+        for (int round = 1; round <= rounds; round++) {
+            direct.add(othersWithSlowClients(others, app));
+            proxied.add(othersWithSlowClients(others, portico));
+        }
+        return new CompareResult("direct", "proxied", direct, proxied, null);
+    }
+
+    private BenchResult othersWithSlowClients(BenchOptions others, int port) throws InterruptedException {
+        try (SlowClients slow = new SlowClients("127.0.0.1", port, "/", 50, 500)) {
+            if (notices != null) {
+                notices.printf("slow-clients scenario: %d slow connections to port %d%n", slow.opened(), port);
+                notices.flush();
+            }
+            return new BenchRun(others.withTargets(List.of(RequestTarget.of("http://127.0.0.1:" + port + "/", "GET",
+                    null))), loops, null, notices).run();
+        }
+    }
+
+    /** Others send 50 req/s to / while a flood at 1000 req/s (10x the limit) hits / (A) or /limited/ (B). */
+    private CompareResult flood(String proxied) throws InterruptedException, IOException {
+        List<BenchResult> without = new ArrayList<>();
+        List<BenchResult> with = new ArrayList<>();
+        for (int round = 1; round <= rounds; round++) {
+            without.add(othersDuringFlood(proxied + "/", proxied + "/"));
+            with.add(othersDuringFlood(proxied + "/", proxied + "/limited/"));
+        }
+        return new CompareResult("flood on / (no limit)", "flood on /limited/ (100r/s)", without, with, null);
+    }
+
+    private BenchResult othersDuringFlood(String othersUrl, String floodUrl) throws InterruptedException, IOException {
+        Duration d = base.duration();
+        BenchOptions flood = base.withTargets(List.of(RequestTarget.of(floodUrl, "GET", null)))
+                .withLoad(20, 1000, d.plusSeconds(2)).withSourceIps(List.of(InetAddress.getByAddress(new byte[] {127, 0, 0, 2})));
+        BenchOptions others = base.withTargets(List.of(RequestTarget.of(othersUrl, "GET", null)))
+                .withLoad(10, 50, d);
+        if (notices != null) {
+            notices.printf("flood scenario: others on %s while the flood hits %s%n", othersUrl, floodUrl);
+            notices.flush();
+        }
+        try (ClientLoops floodLoops = new ClientLoops(1)) {
+            Thread floodThread = new Thread(() -> {
+                try {
+                    new BenchRun(flood, floodLoops, null, new PrintWriter(Writer.nullWriter())).run();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "bench-flood");
+            floodThread.start();
+            BenchResult result = new BenchRun(others, loops, null, notices).run();
+            floodThread.join();
+            return result;
+        }
+    }
+
+    static String table(List<Row> rows) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%-22s %14s %14s %10s   %s%n", "metric", "A", "B", "B/A",
+                "spread over rounds"));
+        for (Row row : rows) {
+            CompareResult c = row.result();
+            sb.append('\n').append(row.scenario()).append(String.format(Locale.ROOT, "  [A: %s, B: %s]%n",
+                    c.nameA(), c.nameB()));
+            BenchResult a = c.a();
+            BenchResult b = c.b();
+            for (CompareMetric m : row.metrics()) {
+                String ratio = "-";
+                String spread = "";
+                if (c.refusal() == null) {
+                    ratio = CompareReport.times(c.ratio(m));
+                    List<Double> rr = c.roundRatios(m).stream().filter(x -> !x.isNaN()).toList();
+                    spread = rr.isEmpty() ? "" : CompareReport.times(rr.stream().mapToDouble(x -> x).min().orElse(0))
+                            + ".." + CompareReport.times(rr.stream().mapToDouble(x -> x).max().orElse(0));
+                }
+                sb.append(String.format(Locale.ROOT, "  %-20s %14.2f %14.2f %10s   %s%n", m.label(), m.of(a),
+                        m.of(b), ratio, spread));
+            }
+            sb.append("  ").append(CompareReport.headline(c)).append('\n');
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,54 @@
+package io.portico.bench;
+
+import java.util.List;
+import java.util.Locale;
+
+/** The comparison table: each metric for A and B, B/A and its spread over rounds, and a one-line headline. */
+public final class CompareReport {
+
+    private CompareReport() {
+    }
+
+    public static String render(CompareResult c) {
+        BenchResult a = c.a();
+        BenchResult b = c.b();
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "A = %s%nB = %s%n%d round(s) each, interleaved A B A B ...%n%n",
+                c.nameA(), c.nameB(), c.roundsA().size()));
+        sb.append(String.format(Locale.ROOT, "%-22s %14s %14s %10s   %s%n", "metric", "A", "B", "B/A",
+                "spread over rounds"));
+        for (CompareMetric m : CompareMetric.values()) {
+            String ratio = "-";
+            String spread = "";
+            if (c.refusal() == null) {
+                ratio = times(c.ratio(m));
+                List<Double> rr = c.roundRatios(m);
+                double min = rr.stream().filter(d -> !d.isNaN()).mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+                double max = rr.stream().filter(d -> !d.isNaN()).mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+                spread = Double.isNaN(min) ? "" : times(min) + ".." + times(max);
+            }
+            sb.append(String.format(Locale.ROOT, "%-22s %14.2f %14.2f %10s   %s%n", m.label(), m.of(a), m.of(b), ratio,
+                    spread));
+        }
+        sb.append('\n').append(headline(c)).append('\n');
+        return sb.toString();
+    }
+
+    /** {@code gain: throughput x12.4, p99 x0.08}, or why there is no ratio. */
+    public static String headline(CompareResult c) {
+        if (c.refusal() != null) {
+            return "no ratio: " + c.refusal();
+        }
+        return "gain: throughput " + times(c.ratio(CompareMetric.THROUGHPUT)) + ", p99 "
+                + times(c.ratio(CompareMetric.P99));
+    }
+
+    static String times(double ratio) {
+        if (Double.isNaN(ratio) || Double.isInfinite(ratio)) {
+            return "n/a";
+        }
+        return ratio >= 10 ? String.format(Locale.ROOT, "x%.1f", ratio)
+                : ratio >= 0.01 ? String.format(Locale.ROOT, "x%.2f", ratio)
+                : String.format(Locale.ROOT, "x%.4f", ratio);
+    }
+}

@@ -1,0 +1,179 @@
+package io.portico.bench;
+
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The machine-readable report: stable keys with their unit in the name ({@code transaction_rate_per_s},
+ * {@code latency_ms.p99}, {@code elapsed_s}...), siege's field names as siege prints them, a per-second timeline,
+ * the command line and the environment. Keys are only ever added, never renamed.
+ */
+public final class JsonReport {
+
+    private JsonReport() {
+    }
+
+    public static String render(BenchResult r, String commandLine) {
+        JsonWriter w = new JsonWriter().beginObject();
+        body(w, r, commandLine);
+        return w.endObject().toString();
+    }
+
+    /** Both sides of a comparison ({@code a}, {@code b}: merged rounds), ratios B/A with their spread. */
+    public static String renderCompare(CompareResult c, String commandLine) {
+        JsonWriter w = new JsonWriter().beginObject();
+        w.name("command_line").value(commandLine);
+        w.name("rounds").value(c.roundsA().size());
+        w.name("refusal").value(c.refusal());
+        w.name("headline").value(CompareReport.headline(c));
+        w.name("ratios_b_over_a").beginObject();
+        for (CompareMetric m : CompareMetric.values()) {
+            w.name(m.name().toLowerCase(Locale.ROOT)).beginObject();
+            w.name("ratio").value(c.refusal() == null ? c.ratio(m) : Double.NaN);
+            w.name("per_round").beginArray();
+            c.roundRatios(m).forEach(w::value);
+            w.endArray();
+            w.endObject();
+        }
+        w.endObject();
+        w.name("a").beginObject();
+        w.name("name").value(c.nameA());
+        body(w, c.a(), commandLine);
+        w.endObject();
+        w.name("b").beginObject();
+        w.name("name").value(c.nameB());
+        body(w, c.b(), commandLine);
+        w.endObject();
+        return w.endObject().toString();
+    }
+
+    static void body(JsonWriter w, BenchResult r, String commandLine) {
+        Tally t = r.tally();
+        BenchOptions o = r.options();
+        w.name("command_line").value(commandLine);
+        w.name("load_model").value(o.openLoop() ? "open" : "closed");
+        w.name("connections").value(o.connections());
+        w.name("target_rate_per_s").value(o.openLoop() ? o.rate() : Double.NaN);
+        w.name("keepalive").value(o.keepAlive());
+        w.name("urls").beginArray();
+        o.targets().forEach(target -> w.value(target.method() + " " + target.uri()));
+        w.endArray();
+        w.name("elapsed_s").value(r.elapsedS());
+        w.name("warmup_s").value(o.warmup().toMillis() / 1000.0);
+        w.name("transactions").value(t.responses());
+        w.name("successful_transactions").value(t.successes());
+        w.name("failed_transactions").value(t.errors());
+        w.name("availability_percent").value(r.availabilityPercent());
+        w.name("error_percent").value(r.errorPercent());
+        w.name("transaction_rate_per_s").value(r.transactionRate());
+        w.name("data_transferred_mb").value(r.megabytes());
+        w.name("throughput_mb_per_s").value(r.megabytes() / r.elapsedS());
+        w.name("concurrency").value(r.concurrency());
+        w.name("connections_opened").value(t.connections());
+        w.name("unsent_requests").value(t.unsent());
+        w.name("latency_ms").beginObject();
+        w.name("min").value(r.minMs());
+        w.name("mean").value(r.meanMs());
+        w.name("stddev").value(r.total().getTotalCount() == 0 ? 0 : r.total().getStdDeviation() / 1000);
+        for (double p : TextReport.PERCENTILES) {
+            if (p < 100) {
+                w.name("p" + key(p)).value(r.latencyMs(p));
+            }
+        }
+        w.name("max").value(r.maxMs());
+        w.endObject();
+        w.name("connection_times_ms").beginObject();
+        phase(w, "connect", r.connect());
+        phase(w, "processing", r.processing());
+        phase(w, "waiting", r.waiting());
+        phase(w, "total", r.total());
+        w.endObject();
+        w.name("responses_by_status_class").beginObject();
+        for (int d = 1; d <= 5; d++) {
+            w.name(d + "xx").value(t.statusClass(d));
+        }
+        w.endObject();
+        w.name("errors").beginObject();
+        w.name("total").value(t.errors());
+        w.name("client_side").value(t.clientSideErrors());
+        w.name("rate_limited").value(t.errors(ErrorClass.HTTP_429) + t.errors(ErrorClass.HTTP_503));
+        w.name("by_class").beginObject();
+        for (ErrorClass e : ErrorClass.values()) {
+            w.name(e.key()).value(t.errors(e));
+        }
+        w.endObject();
+        w.name("first_messages").beginObject();
+        for (Map.Entry<ErrorClass, String> m : r.firstMessages().entrySet()) {
+            w.name(m.getKey().key()).value(m.getValue());
+        }
+        w.endObject();
+        w.endObject();
+        w.name("client_loop_busy_percent").value(r.clientBusy() < 0 ? Double.NaN : 100 * r.clientBusy());
+        w.name("stopped_early").value(r.stoppedEarly());
+        w.name("warnings").beginArray();
+        r.warnings().forEach(w::value);
+        w.endArray();
+        siege(w, r);
+        w.name("timeline").beginArray();
+        for (IntervalSample s : r.timeline()) {
+            w.beginObject();
+            w.name("t_s").value(s.startS());
+            w.name("duration_s").value(s.durationS());
+            w.name("rps").value(s.rps());
+            w.name("responses").value(s.responses());
+            w.name("errors").value(s.errors());
+            w.name("p50_ms").value(s.p50Ms());
+            w.name("p99_ms").value(s.p99Ms());
+            w.name("max_ms").value(s.maxMs());
+            w.endObject();
+        }
+        w.endArray();
+        EnvironmentInfo env = r.environment();
+        w.name("environment").beginObject();
+        w.name("cores").value(env.cores());
+        w.name("jvm").value(env.jvm());
+        w.name("os").value(env.os());
+        w.name("fd_limit").value(env.fdLimit());
+        w.name("client_threads").value(env.clientThreads());
+        w.name("transport").value(env.transport());
+        w.endObject();
+    }
+
+    /** siege's own field names and units, as siege prints them. */
+    private static void siege(JsonWriter w, BenchResult r) {
+        Tally t = r.tally();
+        w.name("Transactions").value(t.responses());
+        w.name("Availability").value(round2(r.availabilityPercent()));
+        w.name("Elapsed time").value(round2(r.elapsedS()));
+        w.name("Data transferred").value(round2(r.megabytes()));
+        w.name("Response time").value(round2(r.meanMs() / 1000));
+        w.name("Transaction rate").value(round2(r.transactionRate()));
+        w.name("Throughput").value(round2(r.megabytes() / r.elapsedS()));
+        w.name("Concurrency").value(round2(r.concurrency()));
+        w.name("Successful transactions").value(t.successes());
+        w.name("Failed transactions").value(t.errors());
+        w.name("Longest transaction").value(round2(r.maxMs() / 1000));
+        w.name("Shortest transaction").value(round2(r.minMs() / 1000));
+    }
+
+    private static void phase(JsonWriter w, String name, org.HdrHistogram.Histogram h) {
+        boolean empty = h.getTotalCount() == 0;
+        w.name(name).beginObject();
+        w.name("min").value(empty ? 0 : h.getMinValue() / 1000.0);
+        w.name("mean").value(empty ? 0 : h.getMean() / 1000);
+        w.name("sd").value(empty ? 0 : h.getStdDeviation() / 1000);
+        w.name("median").value(empty ? 0 : h.getValueAtPercentile(50) / 1000.0);
+        w.name("max").value(empty ? 0 : h.getMaxValue() / 1000.0);
+        w.endObject();
+    }
+
+    /** 50 to "50", 99.9 to "999", 99.99 to "9999" (wrk2's and HdrHistogram's usual spelling). */
+    static String key(double p) {
+        return String.format(Locale.ROOT, "%s", p == Math.rint(p) ? String.valueOf((long) p)
+                : String.valueOf(p).replace(".", ""));
+    }
+
+    private static double round2(double v) {
+        return Math.round(v * 100) / 100.0;
+    }
+}

@@ -1,0 +1,128 @@
+package io.portico.bench;
+
+import java.util.Locale;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The text report: siege's summary block with siege's labels, ab's connection-times and percentile tables (the
+ * percentiles extended to 99.9 and 99.99), the error breakdown, the open-loop rate and any warnings.
+ */
+public final class TextReport {
+
+    static final double[] PERCENTILES = {50, 66, 75, 80, 90, 95, 98, 99, 99.9, 99.99, 100};
+
+    private TextReport() {
+    }
+
+    public static String render(BenchResult r) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(siege(r)).append('\n');
+        sb.append(connectionTimes(r)).append('\n');
+        sb.append(percentiles(r.total()));
+        String errors = errors(r);
+        if (!errors.isEmpty()) {
+            sb.append('\n').append(errors);
+        }
+        if (r.options().openLoop()) {
+            sb.append('\n').append(rate(r));
+        }
+        for (String w : r.warnings()) {
+            sb.append('\n').append(w).append('\n');
+        }
+        if (r.stoppedEarly() != null) {
+            sb.append('\n').append(r.stoppedEarly()).append('\n');
+        }
+        return sb.toString();
+    }
+
+    /** siege's block, same labels, tabs and widths. */
+    public static String siege(BenchResult r) {
+        Tally t = r.tally();
+        StringBuilder sb = new StringBuilder();
+        line(sb, "Transactions:\t\t%12d hits", t.responses());
+        line(sb, "Availability:\t\t%12.2f %%", r.availabilityPercent());
+        line(sb, "Elapsed time:\t\t%12.2f secs", r.elapsedS());
+        line(sb, "Data transferred:\t%12.2f MB", r.megabytes());
+        line(sb, "Response time:\t\t%12.2f secs", r.meanMs() / 1000);
+        line(sb, "Transaction rate:\t%12.2f trans/sec", r.transactionRate());
+        line(sb, "Throughput:\t\t%12.2f MB/sec", r.megabytes() / r.elapsedS());
+        line(sb, "Concurrency:\t\t%12.2f", r.concurrency());
+        line(sb, "Successful transactions:%12d", t.successes());
+        line(sb, "Failed transactions:\t%12d", t.errors());
+        line(sb, "Longest transaction:\t%12.2f", r.maxMs() / 1000);
+        line(sb, "Shortest transaction:\t%12.2f", r.minMs() / 1000);
+        return sb.toString();
+    }
+
+    /** ab's "Connection Times (ms)" table. */
+    public static String connectionTimes(BenchResult r) {
+        StringBuilder sb = new StringBuilder("Connection Times (ms)\n");
+        sb.append("              min   mean[+/-sd]  median     max\n");
+        row(sb, "Connect:", r.connect());
+        row(sb, "Processing:", r.processing());
+        row(sb, "Waiting:", r.waiting());
+        row(sb, "Total:", r.total());
+        return sb.toString();
+    }
+
+    /** ab's "Percentage of the requests served within a certain time (ms)" table, extended. */
+    public static String percentiles(Histogram total) {
+        StringBuilder sb = new StringBuilder("Percentage of the requests served within a certain time (ms)\n");
+        for (double p : PERCENTILES) {
+            double v = total.getTotalCount() == 0 ? 0
+                    : (p == 100 ? total.getMaxValue() : total.getValueAtPercentile(p)) / 1000.0;
+            String label = p == Math.rint(p) ? String.format(Locale.ROOT, "%.0f%%", p)
+                    : String.format(Locale.ROOT, "%s%%", p);
+            sb.append(String.format(Locale.ROOT, " %6s  %9.2f%s%n", label, v, p == 100 ? " (longest request)" : ""));
+        }
+        return sb.toString();
+    }
+
+    static String errors(BenchResult r) {
+        Tally t = r.tally();
+        Map<ErrorClass, Long> byClass = t.errorsByClass();
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "Responses by status: 1xx %d, 2xx %d, 3xx %d, 4xx %d, 5xx %d%n",
+                t.statusClass(1), t.statusClass(2), t.statusClass(3), t.statusClass(4), t.statusClass(5)));
+        if (byClass.isEmpty()) {
+            return sb.toString();
+        }
+        sb.append("Errors by class:\n");
+        byClass.forEach((e, n) -> {
+            sb.append(String.format(Locale.ROOT, "  %-56s %10d", e.label(), n));
+            String first = r.firstMessages().get(e);
+            sb.append(first == null ? "" : "   first: " + first).append('\n');
+        });
+        if (t.clientSideErrors() > 0) {
+            sb.append("Client-side limits (a problem of the machine running the benchmark, NOT a server failure):\n");
+            byClass.keySet().stream().filter(ErrorClass::clientSide)
+                    .forEach(e -> sb.append("  ").append(e.label()).append(": ").append(e.fix()).append('\n'));
+        }
+        long limited = t.errors(ErrorClass.HTTP_429) + t.errors(ErrorClass.HTTP_503);
+        if (limited > 0) {
+            sb.append(String.format(Locale.ROOT, "Rate-limited or shed (429/503): %d%n", limited));
+        }
+        return sb.toString();
+    }
+
+    static String rate(BenchResult r) {
+        return String.format(Locale.ROOT, "Rate: target %.1f req/s, achieved %.1f req/s (%.1f%%)%s%n",
+                r.options().rate(), r.transactionRate(), 100 * r.transactionRate() / r.options().rate(),
+                r.tally().unsent() == 0 ? ""
+                        : ", %d requests due but never sent (no free connection before the end; counted at their lateness)"
+                                .formatted(r.tally().unsent()));
+    }
+
+    private static void row(StringBuilder sb, String label, Histogram h) {
+        boolean empty = h.getTotalCount() == 0;
+        sb.append(String.format(Locale.ROOT, "%-11s %6.2f %6.2f %6.2f %7.2f %7.2f%n", label,
+                empty ? 0 : h.getMinValue() / 1000.0, empty ? 0 : h.getMean() / 1000.0,
+                empty ? 0 : h.getStdDeviation() / 1000.0, empty ? 0 : h.getValueAtPercentile(50) / 1000.0,
+                empty ? 0 : h.getMaxValue() / 1000.0));
+    }
+
+    private static void line(StringBuilder sb, String format, Object value) {
+        sb.append(String.format(Locale.ROOT, format, value)).append('\n');
+    }
+}

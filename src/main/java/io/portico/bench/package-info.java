@@ -1,0 +1,13 @@
+/**
+ * The {@code portico bench} load generator and its reports: a Netty HTTP/1.1 client with one connection per virtual
+ * client, closed-loop and open-loop (intended-schedule, coordinated-omission-free) load models, latency in
+ * HdrHistogram, error classification that separates the client's own limits from the server's failures, siege/ab
+ * style text output, JSON, HTML and A/B comparison.
+ *
+ * <p>Threading: each {@link io.portico.bench.LoopDriver} and its {@link io.portico.bench.VirtualClient}s live on one
+ * client event loop and are touched only there; they publish figures through {@link io.portico.bench.LoopStats}
+ * (single-writer recorders and counters). {@link io.portico.bench.BenchRun} runs on the caller's thread, which may
+ * block: it ticks once a second, collects interval figures and decides when to stop. Reports are plain functions of
+ * a finished {@link io.portico.bench.BenchResult}. This package depends on no server internals.
+ */
+package io.portico.bench;

@@ -1,0 +1,87 @@
+package io.portico.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class BenchCommandTest {
+
+    private HttpServer server;
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    @BeforeEach
+    void start() throws Exception {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/", exchange -> {
+            byte[] body = "hello".getBytes(StandardCharsets.UTF_8);
+            exchange.getRequestBody().readAllBytes();
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        server.start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop(0);
+    }
+
+    private int run(String... args) {
+        CommandLine cmd = new CommandLine(new BenchCommand());
+        cmd.setOut(new PrintWriter(out, true));
+        cmd.setErr(new PrintWriter(err, true));
+        return cmd.execute(args);
+    }
+
+    private String url() {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + "/";
+    }
+
+    @Test
+    void runsAndWritesJson(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("out.json");
+        int code = run("-c", "2", "-n", "20", "--threads", "1", "--json", json.toString(), "--assert", "errors<1%",
+                url());
+        assertThat(code).as(err.toString()).isZero();
+        assertThat(out.toString()).contains("Transactions:\t\t          20 hits");
+        assertThat(Files.readString(json)).contains("\"transaction_rate_per_s\"").contains("\"command_line\"");
+    }
+
+    @Test
+    void missedAssertionExitsWithThreeAndSaysWhich() {
+        int code = run("-c", "1", "-n", "5", "--threads", "1", "--assert", "rps>100000000", url());
+        assertThat(code).isEqualTo(3);
+        assertThat(err.toString()).contains("assertion failed: rps>100000000");
+    }
+
+    @Test
+    void usageErrorsExitWithTwo() {
+        assertThat(run("-c", "0", url())).isEqualTo(2);
+        assertThat(err.toString()).contains("connections: 0 (expected: > 0)");
+        assertThat(run("--assert", "p98<1", url())).isEqualTo(2);
+        assertThat(run("-c", "x", url())).isEqualTo(2);
+        assertThat(run()).isEqualTo(2);
+    }
+
+    @Test
+    void siegeUrlFileIsUsedRoundRobinWithPostBodies(@TempDir Path dir) throws Exception {
+        Path urls = dir.resolve("urls.txt");
+        Files.writeString(urls, "# comment\n" + url() + "a\n\n" + url() + "b POST x=1&y=2\n");
+        int code = run("-c", "1", "-n", "4", "--threads", "1", "-f", urls.toString());
+        assertThat(code).as(err.toString()).isZero();
+        assertThat(out.toString()).contains("2 URLs").contains("Successful transactions:           4");
+    }
+}
