@@ -4,6 +4,7 @@ import io.portico.config.ConfigDump;
 import io.portico.config.ConfigProblem;
 import io.portico.config.InvalidConfigException;
 import io.portico.config.PorticoConfig;
+import io.portico.ratelimit.RateLimits;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -36,6 +37,9 @@ final class CheckCommand implements Callable<Integer> {
             err.println("warning: " + w);
         }
         out.println("configuration ok: " + config.file());
+        for (String zone : RateLimits.create(config).describe()) {
+            out.println("# rate limit " + zone);
+        }
         out.println("# effective configuration, every default filled in, paths relative to " + config.prefix());
         out.print(ConfigDump.render(config));
         out.flush();

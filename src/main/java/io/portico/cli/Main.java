@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
             ServeCommand.class,
             CheckCommand.class,
             DemoAppCommand.class,
+            BenchCommand.class,
             VersionCommand.class,
             CommandLine.HelpCommand.class
         })

@@ -2,51 +2,58 @@ package io.portico.server;
 
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoopGroup;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.portico.config.LocationConfig;
 import io.portico.config.PorticoConfig;
 import io.portico.config.TargetConfig;
-import io.portico.route.Exchange;
+import io.portico.proxy.Proxies;
+import io.portico.ratelimit.RateLimits;
 import io.portico.route.Responder;
 import io.portico.route.ReturnResponder;
-import io.netty.handler.codec.http.HttpContent;
 import io.portico.staticfile.StaticFiles;
 
-/** The modules behind the locations (static files, proxies, rate limits), started with the server. */
+/**
+ * The modules behind the locations, started with the server and closed with it: static files (one shared
+ * cache), the upstream pools and their proxies, and the rate-limit zones.
+ */
 final class Targets implements AutoCloseable {
-    private final PorticoConfig config;
     private final StaticFiles staticFiles;
+    private final Proxies proxies;
+    private final RateLimits rateLimits;
+    private final boolean anyLimits;
 
-    private Targets(PorticoConfig config) {
-        this.config = config;
-        this.staticFiles = StaticFiles.create(config.staticFiles());
+    private Targets(StaticFiles staticFiles, Proxies proxies, RateLimits rateLimits, boolean anyLimits) {
+        this.staticFiles = staticFiles;
+        this.proxies = proxies;
+        this.rateLimits = rateLimits;
+        this.anyLimits = anyLimits;
     }
 
     static Targets start(PorticoConfig config, EventLoopGroup group) {
-        return new Targets(config);
+        boolean anyLimits = config.locations().stream()
+                .anyMatch(l -> !l.rateLimits().isEmpty() || !l.limitConn().isEmpty());
+        return new Targets(
+                StaticFiles.create(config.staticFiles()), Proxies.start(config, group), RateLimits.create(config), anyLimits);
     }
 
     Responder responder(LocationConfig location) {
         TargetConfig t = location.target();
-        if (t instanceof TargetConfig.Return r) {
-            return new ReturnResponder(r);
-        }
         if (t instanceof TargetConfig.Static s) {
-            // named upstreams (try-files "@app") arrive with the proxy module; until then such a fallback is a 500
-            return staticFiles.responder(location, s, name -> null);
+            return staticFiles.responder(location, s, proxies::named);
         }
-        return (client, request) -> {
-            client.sendError(HttpResponseStatus.NOT_IMPLEMENTED);
-            return HttpContent::release;
-        };
+        if (t instanceof TargetConfig.Proxy p) {
+            return proxies.responder(location, p);
+        }
+        return new ReturnResponder((TargetConfig.Return) t);
     }
 
+    /** The rate-limit handler of a new connection, or null when no location limits anything. */
     ChannelHandler newRateLimitHandler() {
-        return null;
+        return anyLimits ? rateLimits.newHandler() : null;
     }
 
     @Override
     public void close() {
+        proxies.close();
         staticFiles.close();
     }
 }
