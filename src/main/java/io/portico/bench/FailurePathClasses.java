@@ -70,8 +70,7 @@ final class FailurePathClasses {
     private static void exerciseCodec() {
         EmbeddedChannel ch = new EmbeddedChannel(VirtualClient.RawWrites.INSTANCE, new HttpClientCodec());
         ch.writeOutbound(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/"));
-        ch.writeOneOutbound(Unpooled.wrappedBuffer(new byte[] {'x'}));
-        ch.flushOutbound();
+        ch.pipeline().context(VirtualClient.RawWrites.INSTANCE).writeAndFlush(Unpooled.wrappedBuffer(new byte[] {'x'}));
         ch.writeInbound(Unpooled.copiedBuffer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\n"
                 + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\nok\r\n0\r\n\r\n", StandardCharsets.US_ASCII));
         Object msg;
