@@ -176,7 +176,8 @@ public final class BuiltInScenarios {
     private BenchResult othersDuringFlood(String othersUrl, String floodUrl) throws InterruptedException, IOException {
         Duration d = base.duration();
         BenchOptions flood = base.withTargets(List.of(RequestTarget.of(floodUrl, "GET", null)))
-                .withLoad(20, 1000, d.plusSeconds(2)).withSourceIps(List.of(InetAddress.getByAddress(new byte[] {127, 0, 0, 2})));
+                .withLoad(20, 1000, d.plusSeconds(2))
+                .withSourceIps(List.of(InetAddress.getByAddress(new byte[] {127, 0, 0, 2})));
         BenchOptions others = base.withTargets(List.of(RequestTarget.of(othersUrl, "GET", null)))
                 .withLoad(10, 50, d);
         if (notices != null) {
@@ -213,9 +214,7 @@ public final class BuiltInScenarios {
                 String spread = "";
                 if (c.refusal() == null) {
                     ratio = CompareReport.times(c.ratio(m));
-                    List<Double> rr = c.roundRatios(m).stream().filter(x -> !x.isNaN()).toList();
-                    spread = rr.isEmpty() ? "" : CompareReport.times(rr.stream().mapToDouble(x -> x).min().orElse(0))
-                            + ".." + CompareReport.times(rr.stream().mapToDouble(x -> x).max().orElse(0));
+                    spread = CompareReport.spread(c, m);
                 }
                 sb.append(String.format(Locale.ROOT, "  %-20s %14.2f %14.2f %10s   %s%n", m.label(), m.of(a),
                         m.of(b), ratio, spread));
