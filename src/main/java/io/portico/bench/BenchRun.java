@@ -34,14 +34,30 @@ public final class BenchRun {
 
     /** Runs to the end; throws IllegalArgumentException when a target can't be resolved. */
     public BenchResult run() throws InterruptedException {
-        List<RequestTemplate> templates = new ArrayList<>();
+        List<InetSocketAddress> addresses = new ArrayList<>();
         for (RequestTarget t : options.targets()) {
             InetSocketAddress address = new InetSocketAddress(t.host(), t.port());
             if (address.isUnresolved()) {
                 throw new IllegalArgumentException("url: %s (host %s does not resolve)".formatted(t.uri(), t.host()));
             }
-            templates.add(new RequestTemplate(t, address, options));
+            addresses.add(address);
         }
+        List<RequestTemplate> templates = new ArrayList<>();
+        for (int i = 0; i < addresses.size(); i++) {
+            templates.add(new RequestTemplate(options.targets().get(i), addresses.get(i), options));
+        }
+        CountDownLatch done = new CountDownLatch(Math.min(clientLoops.threads(), options.connections()));
+        try {
+            return run(templates, done);
+        } finally {
+            // the loops are done with the templates only once every driver finished (connections closed)
+            if (done.getCount() == 0) {
+                templates.forEach(RequestTemplate::release);
+            }
+        }
+    }
+
+    private BenchResult run(List<RequestTemplate> templates, CountDownLatch done) throws InterruptedException {
         FailurePathClasses.load();
         List<String> warnings = new ArrayList<>();
         String fd = FdLimit.check(options.connections(), FdLimit.soft(), FdLimit.open());
@@ -53,8 +69,7 @@ public final class BenchRun {
         List<LoopDriver> drivers = new ArrayList<>();
         List<LoopStats> stats = new ArrayList<>();
         List<EventLoop> loops = clientLoops.loops();
-        int n = Math.min(loops.size(), options.connections());
-        CountDownLatch done = new CountDownLatch(n);
+        int n = (int) done.getCount();
         long budget = options.requestBudget();
         AtomicLong permits = options.requests() > 0 && !options.openLoop() ? new AtomicLong(budget) : null;
         long openLimit = options.openLoop() && options.requests() > 0 ? options.requests() : Long.MAX_VALUE;

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Collectors;
 
 /**
  * {@code portico bench compare} with no URLs: starts the demo app and Portico in front of it as separate processes
@@ -30,21 +31,21 @@ public final class BuiltInScenarios {
 
     private final BenchOptions base;
     private final int rounds;
-    private final List<String> java;
+    private final List<String> javaCommand;
     private final String mainClass;
     private final Path workDir;
     private final ClientLoops loops;
     private final PrintWriter notices;
 
     /**
-     * {@code java}: the command prefix that runs a class of this jar ({@link #javaPrefix()}); {@code mainClass}:
+     * {@code javaCommand}: the command prefix that runs a class of this jar ({@link #javaPrefix()}); {@code mainClass}:
      * the CLI entry point that understands {@code demo-app} and {@code serve} (io.portico.cli.Main).
      */
-    public BuiltInScenarios(BenchOptions base, int rounds, List<String> java, String mainClass, Path workDir,
+    public BuiltInScenarios(BenchOptions base, int rounds, List<String> javaCommand, String mainClass, Path workDir,
             ClientLoops loops, PrintWriter notices) {
         this.base = base;
         this.rounds = rounds;
-        this.java = List.copyOf(java);
+        this.javaCommand = List.copyOf(javaCommand);
         this.mainClass = mainClass;
         this.workDir = workDir;
         this.loops = loops;
@@ -89,9 +90,9 @@ public final class BuiltInScenarios {
         Files.write(staticDir.resolve("x"), new byte[4096]);
         Path conf = workDir.resolve("portico.conf");
         Files.writeString(conf, porticoConf(portico, app, staticDir));
-        List<String> appCmd = new ArrayList<>(java);
+        List<String> appCmd = new ArrayList<>(javaCommand);
         appCmd.addAll(List.of(mainClass, "demo-app", "--listen", "127.0.0.1:" + app, "--workers", "2"));
-        List<String> serveCmd = new ArrayList<>(java);
+        List<String> serveCmd = new ArrayList<>(javaCommand);
         serveCmd.addAll(List.of(mainClass, "serve", "--conf", conf.toString()));
         try (ManagedProcess appProcess = ManagedProcess.start("demo-app", appCmd, workDir.resolve("demo-app.log"));
                 ManagedProcess porticoProcess = ManagedProcess.start("portico", serveCmd,
@@ -175,7 +176,8 @@ public final class BuiltInScenarios {
     private BenchResult othersDuringFlood(String othersUrl, String floodUrl) throws InterruptedException, IOException {
         Duration d = base.duration();
         BenchOptions flood = base.withTargets(List.of(RequestTarget.of(floodUrl, "GET", null)))
-                .withLoad(20, 1000, d.plusSeconds(2)).withSourceIps(List.of(InetAddress.getByAddress(new byte[] {127, 0, 0, 2})));
+                .withLoad(20, 1000, d.plusSeconds(2))
+                .withSourceIps(List.of(InetAddress.getByAddress(new byte[] {127, 0, 0, 2})));
         BenchOptions others = base.withTargets(List.of(RequestTarget.of(othersUrl, "GET", null)))
                 .withLoad(10, 50, d);
         if (notices != null) {
@@ -212,14 +214,14 @@ public final class BuiltInScenarios {
                 String spread = "";
                 if (c.refusal() == null) {
                     ratio = CompareReport.times(c.ratio(m));
-                    List<Double> rr = c.roundRatios(m).stream().filter(x -> !x.isNaN()).toList();
-                    spread = rr.isEmpty() ? "" : CompareReport.times(rr.stream().mapToDouble(x -> x).min().orElse(0))
-                            + ".." + CompareReport.times(rr.stream().mapToDouble(x -> x).max().orElse(0));
+                    spread = CompareReport.spread(c, m);
                 }
                 sb.append(String.format(Locale.ROOT, "  %-20s %14.2f %14.2f %10s   %s%n", m.label(), m.of(a),
                         m.of(b), ratio, spread));
             }
-            sb.append("  ").append(CompareReport.headline(c)).append('\n');
+            sb.append("  ").append(c.refusal() != null ? CompareReport.headline(c) : row.metrics().stream()
+                    .limit(2).map(m -> m.label().replaceAll(" \\(.*", "") + " " + CompareReport.times(c.ratio(m)))
+                    .collect(Collectors.joining(", ", "gain: ", ""))).append('\n');
         }
         return sb.toString();
     }

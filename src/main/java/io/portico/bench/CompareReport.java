@@ -22,16 +22,23 @@ public final class CompareReport {
             String spread = "";
             if (c.refusal() == null) {
                 ratio = times(c.ratio(m));
-                List<Double> rr = c.roundRatios(m);
-                double min = rr.stream().filter(d -> !d.isNaN()).mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
-                double max = rr.stream().filter(d -> !d.isNaN()).mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
-                spread = Double.isNaN(min) ? "" : times(min) + ".." + times(max);
+                spread = spread(c, m);
             }
             sb.append(String.format(Locale.ROOT, "%-22s %14.2f %14.2f %10s   %s%n", m.label(), m.of(a), m.of(b), ratio,
                     spread));
         }
         sb.append('\n').append(headline(c)).append('\n');
         return sb.toString();
+    }
+
+    /** The smallest and largest per-round ratio ({@code x0.91..x1.12}), empty when no round has one. */
+    static String spread(CompareResult c, CompareMetric m) {
+        List<Double> rr = c.roundRatios(m).stream().filter(d -> !d.isNaN()).toList();
+        if (rr.isEmpty()) {
+            return "";
+        }
+        return times(rr.stream().mapToDouble(d -> d).min().orElseThrow()) + ".."
+                + times(rr.stream().mapToDouble(d -> d).max().orElseThrow());
     }
 
     /** {@code gain: throughput x12.4, p99 x0.08}, or why there is no ratio. */

@@ -3,7 +3,7 @@ package io.portico.bench;
 import java.time.Duration;
 import java.util.Locale;
 
-/** Parses the durations users type on the command line: {@code 30s}, {@code 5m}, {@code 250ms}, {@code 1h}, {@code 10}. */
+/** Parses the durations users type: {@code 30s}, {@code 5m}, {@code 250ms}, {@code 1h}, {@code 10} (seconds). */
 public final class DurationText {
 
     private DurationText() {

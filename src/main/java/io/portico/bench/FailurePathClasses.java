@@ -3,7 +3,6 @@ package io.portico.bench;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
@@ -68,10 +67,9 @@ final class FailurePathClasses {
 
     /** One request and response through the client pipeline, so the success path's classes are loaded too. */
     private static void exerciseCodec() {
-        EmbeddedChannel ch = new EmbeddedChannel(VirtualClient.RawWrites.INSTANCE, new HttpClientCodec());
+        EmbeddedChannel ch = new EmbeddedChannel(VirtualClient.RawWrites.INSTANCE, VirtualClient.newCodec());
         ch.writeOutbound(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/"));
-        ch.writeOneOutbound(Unpooled.wrappedBuffer(new byte[] {'x'}));
-        ch.flushOutbound();
+        ch.pipeline().context(VirtualClient.RawWrites.INSTANCE).writeAndFlush(Unpooled.wrappedBuffer(new byte[] {'x'}));
         ch.writeInbound(Unpooled.copiedBuffer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\n"
                 + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\nok\r\n0\r\n\r\n", StandardCharsets.US_ASCII));
         Object msg;

@@ -23,6 +23,8 @@ final class LoopStats {
     private final SingleWriterRecorder processing = recorder();
     private final AtomicLongArray counters = new AtomicLongArray(Tally.SIZE);
     private final Map<ErrorClass, String> firstMessages;
+    /** Reader-side buffers handed back to the recorders each second, so draining allocates nothing. */
+    private final Histogram[] recycled = new Histogram[4];
 
     LoopStats(Map<ErrorClass, String> firstMessages) {
         this.firstMessages = firstMessages;
@@ -85,12 +87,14 @@ final class LoopStats {
         return Math.min(HIGHEST_US, Math.max(0, ns / 1000));
     }
 
-    /** Moves this loop's interval latencies into the given histograms (reader side). */
+    /** Moves this loop's interval latencies into the given histograms (reader side; recycles its buffers). */
     void drainInto(Histogram totalTo, Histogram connectTo, Histogram waitingTo, Histogram processingTo) {
-        totalTo.add(total.getIntervalHistogram());
-        connectTo.add(connect.getIntervalHistogram());
-        waitingTo.add(waiting.getIntervalHistogram());
-        processingTo.add(processing.getIntervalHistogram());
+        SingleWriterRecorder[] recorders = {total, connect, waiting, processing};
+        Histogram[] targets = {totalTo, connectTo, waitingTo, processingTo};
+        for (int i = 0; i < recorders.length; i++) {
+            recycled[i] = recorders[i].getIntervalHistogram(recycled[i]);
+            targets[i].add(recycled[i]);
+        }
     }
 
     /** The cumulative counters so far (reader side). */

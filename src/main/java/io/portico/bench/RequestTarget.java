@@ -38,7 +38,8 @@ public record RequestTarget(URI uri, String method, byte[] body) {
 
     /** The Host header: host, plus the port when it isn't 80. */
     public String hostHeader() {
-        String h = uri.getHost().contains(":") ? "[" + uri.getHost() + "]" : uri.getHost();
+        String host = uri.getHost(); // URI keeps the brackets of an IPv6 literal
+        String h = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
         return uri.getPort() < 0 || uri.getPort() == 80 ? h : h + ":" + uri.getPort();
     }
 

@@ -26,6 +26,8 @@ final class RequestTemplate {
     private final HttpMethod method;
     private final String uri;
     private final HttpHeaders headers;
+    /** The pre-encoded request (null for HEAD), owned here; {@link #encoded} is its unreleasable view. */
+    private final ByteBuf owned;
     private final ByteBuf encoded;
 
     RequestTemplate(RequestTarget target, InetSocketAddress address, BenchOptions options) {
@@ -50,7 +52,8 @@ final class RequestTemplate {
             h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
         this.headers = h;
-        this.encoded = method == HttpMethod.HEAD ? null : encode();
+        this.owned = method == HttpMethod.HEAD ? null : encode();
+        this.encoded = owned == null ? null : Unpooled.unreleasableBuffer(owned);
     }
 
     /**
@@ -66,8 +69,17 @@ final class RequestTemplate {
         head.append("\r\n");
         byte[] start = head.toString().getBytes(StandardCharsets.ISO_8859_1);
         ByteBuf buf = Unpooled.directBuffer(start.length + target.body().length);
-        buf.writeBytes(start).writeBytes(target.body());
-        return Unpooled.unreleasableBuffer(buf);
+        return buf.writeBytes(start).writeBytes(target.body());
+    }
+
+    /**
+     * Frees the pre-encoded bytes. The run calls this once every connection is closed: duplicates in flight are
+     * unreleasable views, so the template is the one owner of the memory.
+     */
+    void release() {
+        if (owned != null && owned.refCnt() > 0) {
+            owned.release();
+        }
     }
 
     InetSocketAddress address() {

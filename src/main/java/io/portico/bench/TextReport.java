@@ -110,8 +110,8 @@ public final class TextReport {
         return String.format(Locale.ROOT, "Rate: target %.1f req/s, achieved %.1f req/s (%.1f%%)%s%n",
                 r.options().rate(), r.transactionRate(), 100 * r.transactionRate() / r.options().rate(),
                 r.tally().unsent() == 0 ? ""
-                        : ", %d requests due but never sent (no free connection before the end; counted at their lateness)"
-                                .formatted(r.tally().unsent()));
+                        : (", %d requests due but never sent (no free connection before the end; counted at their "
+                                + "lateness)").formatted(r.tally().unsent()));
     }
 
     private static void row(StringBuilder sb, String label, Histogram h) {

@@ -8,7 +8,9 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpResponse;
@@ -95,11 +97,22 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
             return;
         }
         channel = done.channel();
-        channel.pipeline().addLast(RawWrites.INSTANCE).addLast(new HttpClientCodec(), this);
+        channel.pipeline().addLast(RawWrites.INSTANCE).addLast(newCodec(), this);
         rawContext = channel.pipeline().context(RawWrites.INSTANCE);
         connectNs = System.nanoTime() - connectStart;
         stats.connectionOpened();
         write();
+    }
+
+    /**
+     * A client codec that does not validate the server's header names and values: a load generator only needs the
+     * status, the framing and the keep-alive decision, and validation was a tenth of the client's CPU.
+     */
+    static HttpClientCodec newCodec() {
+        HttpDecoderConfig config = new HttpDecoderConfig()
+                .setHeadersFactory(DefaultHttpHeadersFactory.headersFactory().withValidation(false))
+                .setTrailersFactory(DefaultHttpHeadersFactory.trailersFactory().withValidation(false));
+        return new HttpClientCodec(config, false, false);
     }
 
     private void write() {

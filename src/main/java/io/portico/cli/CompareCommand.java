@@ -76,7 +76,8 @@ final class CompareCommand implements Callable<Integer> {
         try (ClientLoops loops = new ClientLoops(options.threads())) {
             if (a == null) {
                 Path dir = Files.createTempDirectory("portico-bench-");
-                out.print(new BuiltInScenarios(options, rounds, BuiltInScenarios.javaPrefix(), MAIN_CLASS, dir, loops, err).run());
+                out.print(new BuiltInScenarios(options, rounds, BuiltInScenarios.javaPrefix(), MAIN_CLASS, dir, loops,
+                        err).run());
                 out.flush();
                 return 0;
             }
@@ -97,8 +98,9 @@ final class CompareCommand implements Callable<Integer> {
                     return BenchCommand.RUN_FAILED;
                 }
             }
-            if (html != null && !BenchCommand.write(html, HtmlReport.render(List.of(
-                    new HtmlReport.Series("A", result.a()), new HtmlReport.Series("B", result.b())), commandLine), err)) {
+            List<HtmlReport.Series> series = List.of(new HtmlReport.Series("A", result.a()),
+                    new HtmlReport.Series("B", result.b()));
+            if (html != null && !BenchCommand.write(html, HtmlReport.render(series, commandLine), err)) {
                 return BenchCommand.RUN_FAILED;
             }
             return result.a().tally().responses() == 0 || result.b().tally().responses() == 0

@@ -31,6 +31,8 @@ class RequestTemplateTest {
                 .endsWith("\r\n\r\na=1");
         first.skipBytes(first.readableBytes());
         assertThat(second.readableBytes()).as("each send reads its own duplicate").isEqualTo(text.length());
+        assertThat(first.release()).as("duplicates are views: releasing one frees nothing").isFalse();
+        t.release();
     }
 
     @Test
@@ -40,6 +42,7 @@ class RequestTemplateTest {
         Object message = t.newMessage();
         assertThat(message).isInstanceOf(FullHttpRequest.class);
         ((FullHttpRequest) message).release();
+        t.release();
         try (StubServer server = new StubServer(StubServer.Behavior.OK, "body that HEAD must not get", 200, 0)) {
             BenchOptions o = new BenchOptions(List.of(RequestTarget.of(server.url("/"), "HEAD", null)), 1, 6, 0,
                     null, true, List.of(), Duration.ZERO, Duration.ofSeconds(2), Duration.ofSeconds(2), 0, List.of(),

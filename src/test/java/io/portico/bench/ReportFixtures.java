@@ -1,0 +1,24 @@
+package io.portico.bench;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+
+/** Synthetic results for report tests. */
+final class ReportFixtures {
+
+    private ReportFixtures() {
+    }
+
+    /** {@code responses} successful responses over 1 s, all at {@code latencyMs}. */
+    static BenchResult result(long responses, long latencyMs) {
+        Histogram h = LoopStats.newHistogram();
+        h.recordValueWithCount(latencyMs * 1000, responses);
+        long[] v = new long[Tally.SIZE];
+        v[Tally.RESPONSES] = responses;
+        v[Tally.SUCCESSES] = responses;
+        return new BenchResult(Runs.options("http://127.0.0.1:1/", 1, responses, null, 0, Duration.ofSeconds(1)), 1,
+                new Tally(v), h, h, h, h, List.of(), List.of(), Map.of(), null, 0.1, EnvironmentInfo.current(1, "nio"));
+    }
+}
