@@ -138,7 +138,12 @@ class LargeAndPrecompressedTest {
         Harness.Response br = harness.get(responder, "/app.js", "Accept-Encoding", "gzip, br");
         assertThat(br.text()).isEqualTo("BROTLI");
         assertThat(br.headers().get("Content-Encoding")).isEqualTo("br");
-        assertThat(br.headers().get("ETag")).isNotEqualTo(gzip.headers().get("ETag"));
+        assertThat(br.headers().get("ETag")).isNotEqualTo(gzip.headers().get("ETag")).endsWith("-br\"");
+        assertThat(gzip.headers().get("ETag")).endsWith("-gzip\"");
+        assertThat(harness.get(responder, "/app.js", "Accept-Encoding", "gzip", "If-None-Match",
+                gzip.headers().get("ETag")).status()).isEqualTo(304);
+        assertThat(harness.get(responder, "/app.js", "Accept-Encoding", "br", "If-None-Match",
+                gzip.headers().get("ETag")).status()).isEqualTo(200);
 
         Harness.Response plain = harness.get(responder, "/app.js", "Accept-Encoding", "gzip;q=0, br;q=0");
         assertThat(plain.text()).isEqualTo("console.log('plain');");
