@@ -86,8 +86,14 @@ final class FileSender {
             }, failure -> exchange.retry(representation, failure), bytes -> {});
         } else {
             exchange.await(cache.open(file), fileChannel -> {
-                HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, status, HEADERS);
-                entityHeaders(response.headers(), representation, start, length, partial);
+                HttpResponse response;
+                try {
+                    response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, status, HEADERS);
+                    entityHeaders(response.headers(), representation, start, length, partial);
+                } catch (RuntimeException e) {
+                    close(fileChannel); // not yet handed to a region: ours to close
+                    throw e;
+                }
                 exchange.answering();
                 channel.write(response);
                 writeFile(exchange, fileChannel, start, length);

@@ -33,7 +33,7 @@ final class PathWalk {
     void start() {
         Resolution resolution = resolver.resolve(exchange.client().rawPath());
         if (resolution instanceof Resolution.Rejected rejected) {
-            if (rejected.status().code() == 404) {
+            if (rejected.status().code() == 404 && location.tryFiles().hasNamedFallback()) {
                 fallback(); // not a file we may serve: still the app's to answer
             } else {
                 exchange.error(rejected.status());

@@ -242,6 +242,7 @@ class StaticResponderTest {
         assertThat(harness.get(r, "/nope").status()).isEqualTo(418);
         assertThat(harness.get(r, "/docs/").text()).isEqualTo("<h1>docs</h1>");
         assertThat(harness.get(r, "/empty/").status()).isEqualTo(418);
+        assertThat(harness.get(r, "/.env").status()).isEqualTo(404); // hidden, not "missing"
     }
 
     @Test
