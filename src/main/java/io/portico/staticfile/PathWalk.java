@@ -47,7 +47,9 @@ final class PathWalk {
         }
         this.found = found;
         trailingSlash = found.trailingSlash() || found.normalized().isEmpty();
-        uri = found.trailingSlash() && !found.relative().isEmpty() ? "/" + found.relative() + "/" : "/" + found.relative();
+        String relative = found.relative();
+        // "" (not "/") for an alias location naming a file itself, e.g. exact "/favicon.ico" aliased to that file
+        uri = relative.isEmpty() ? (trailingSlash ? "/" : "") : "/" + relative + (found.trailingSlash() ? "/" : "");
         candidate(0);
     }
 

@@ -215,6 +215,20 @@ class StaticResponderTest {
     }
 
     @Test
+    void anExactLocationCanAliasAFile() {
+        TargetConfig.Static t = Harness.target(site.resolve("hello.txt"));
+        TargetConfig.Static file = new TargetConfig.Static(t.dir(), true, t.index(), List.of(), false,
+                Optional.empty(), Optional.empty(), false, false);
+        Responder exact = harness.files.responder(new io.portico.config.LocationConfig(
+                new io.portico.config.LocationConfig.Match(io.portico.config.LocationConfig.Match.Kind.EXACT,
+                        "/greeting.txt"), file, List.of(), List.of(), "test"), file, n -> null);
+        Harness.Response r = harness.get(exact, "/greeting.txt");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.text()).startsWith("Hello");
+        assertThat(r.headers().get("Content-Type")).isEqualTo("text/plain; charset=utf-8");
+    }
+
+    @Test
     void tryFilesFallsBackToTheNamedUpstreamWithTheBody() {
         RecordingUpstream app = new RecordingUpstream();
         Responder spa = harness.responder("/",
