@@ -132,7 +132,7 @@ class LargeAndPrecompressedTest {
         assertThat(gzip.text()).isEqualTo("GZ");
         assertThat(gzip.headers().get("Content-Encoding")).isEqualTo("gzip");
         assertThat(gzip.headers().get("Content-Type")).isEqualTo("text/javascript; charset=utf-8");
-        assertThat(gzip.headers().get("Vary")).isEqualTo("accept-encoding");
+        assertThat(gzip.headers().get("Vary")).isEqualTo("Accept-Encoding");
         assertThat(gzip.headers().get("Cache-Control")).isEqualTo("public, immutable");
 
         Harness.Response br = harness.get(responder, "/app.js", "Accept-Encoding", "gzip, br");
@@ -148,7 +148,7 @@ class LargeAndPrecompressedTest {
         Harness.Response plain = harness.get(responder, "/app.js", "Accept-Encoding", "gzip;q=0, br;q=0");
         assertThat(plain.text()).isEqualTo("console.log('plain');");
         assertThat(plain.headers().contains("Content-Encoding")).isFalse();
-        assertThat(plain.headers().get("Vary")).isEqualTo("accept-encoding");
+        assertThat(plain.headers().get("Vary")).isEqualTo("Accept-Encoding");
     }
 
     @Test

@@ -295,6 +295,18 @@ class StaticResponderTest {
     }
 
     @Test
+    void revalidateZeroStatsEveryRequest() throws IOException {
+        try (Harness always = new Harness(256 * 1024, io.portico.config.StaticConfig.FollowSymlinks.NEVER, Duration.ZERO)) {
+            Responder r = always.responder("/", Harness.target(site), n -> null);
+            assertThat(always.get(r, "/hello.txt").text()).startsWith("Hello");
+            Files.writeString(site.resolve("hello.txt"), "now");
+            assertThat(always.get(r, "/hello.txt").text()).isEqualTo("now");
+            Files.createSymbolicLink(site.resolve("link.txt"), site.resolve("hello.txt"));
+            assertThat(always.get(r, "/link.txt").status()).isEqualTo(404); // NEVER follows, even inside
+        }
+    }
+
+    @Test
     void aNewFileIsSeenAfterRevalidate() throws IOException {
         assertThat(harness.get(responder, "/new.txt").status()).isEqualTo(404);
         write("new.txt", "new");
