@@ -137,7 +137,7 @@ final class FileCache {
             Key sibling = new Key(key.root(), key.relative() + coding.suffix);
             FileMeta variant = stat(sibling, file.resolveSibling(file.getFileName() + coding.suffix));
             if (variant.isFile()) {
-                variants[coding.ordinal()] = variant;
+                variants[coding.ordinal()] = variant.asVariant(coding);
                 any = true;
             }
         }

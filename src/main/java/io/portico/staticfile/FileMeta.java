@@ -49,6 +49,16 @@ record FileMeta(
         return new FileMeta(Kind.FILE, key, path, real, size, mtimeMillis, etag, lastModified, contentType, variants);
     }
 
+    /**
+     * The same file as the {@code coding} variant of another: its ETag gets the coding appended
+     * ({@code "<mtime>-<size>-br"}), so that a variant's ETag differs from the original's even at equal size and
+     * mtime.
+     */
+    FileMeta asVariant(ContentCoding coding) {
+        String tagged = etag.substring(0, etag.length() - 1) + "-" + coding.token + "\"";
+        return new FileMeta(kind, key, path, real, size, mtimeMillis, tagged, lastModified, contentType, null);
+    }
+
     boolean isFile() {
         return kind == Kind.FILE;
     }

@@ -18,6 +18,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.stream.ChunkedNioFile;
+import io.netty.util.AsciiString;
 import io.portico.staticfile.Preconditions.Decision;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -33,6 +34,7 @@ final class FileSender {
 
     private static final HttpHeadersFactory TRAILERS = DefaultHttpHeadersFactory.trailersFactory();
     private static final int CHUNK_SIZE = 16 * 1024;
+    private static final AsciiString VARY_ACCEPT_ENCODING = AsciiString.cached("Accept-Encoding");
 
     private final FileCache cache;
     private final CachingHeaders caching;
@@ -86,8 +88,14 @@ final class FileSender {
             }, failure -> exchange.retry(representation, failure), bytes -> {});
         } else {
             exchange.await(cache.open(file), fileChannel -> {
-                HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, status, HEADERS);
-                entityHeaders(response.headers(), representation, start, length, partial);
+                HttpResponse response;
+                try {
+                    response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, status, HEADERS);
+                    entityHeaders(response.headers(), representation, start, length, partial);
+                } catch (RuntimeException e) {
+                    close(fileChannel); // not yet handed to a region: ours to close
+                    throw e;
+                }
                 exchange.answering();
                 channel.write(response);
                 writeFile(exchange, fileChannel, start, length);
@@ -142,7 +150,7 @@ final class FileSender {
             headers.set(HttpHeaderNames.CONTENT_ENCODING, representation.coding().token);
         }
         if (representation.vary()) {
-            headers.set(HttpHeaderNames.VARY, HttpHeaderNames.ACCEPT_ENCODING);
+            headers.set(HttpHeaderNames.VARY, VARY_ACCEPT_ENCODING);
         }
         caching.addTo(headers);
     }

@@ -33,7 +33,7 @@ final class PathWalk {
     void start() {
         Resolution resolution = resolver.resolve(exchange.client().rawPath());
         if (resolution instanceof Resolution.Rejected rejected) {
-            if (rejected.status().code() == 404) {
+            if (rejected.status().code() == 404 && location.tryFiles().hasNamedFallback()) {
                 fallback(); // not a file we may serve: still the app's to answer
             } else {
                 exchange.error(rejected.status());
@@ -47,7 +47,9 @@ final class PathWalk {
         }
         this.found = found;
         trailingSlash = found.trailingSlash() || found.normalized().isEmpty();
-        uri = found.trailingSlash() && !found.relative().isEmpty() ? "/" + found.relative() + "/" : "/" + found.relative();
+        String relative = found.relative();
+        // "" (not "/") for an alias location naming a file itself, e.g. exact "/favicon.ico" aliased to that file
+        uri = relative.isEmpty() ? (trailingSlash ? "/" : "") : "/" + relative + (found.trailingSlash() ? "/" : "");
         candidate(0);
     }
 

@@ -51,8 +51,12 @@ final class Harness implements AutoCloseable {
     final StaticFiles files;
 
     Harness(long cacheMaxFileSize, StaticConfig.FollowSymlinks symlinks) {
+        this(cacheMaxFileSize, symlinks, Duration.ofSeconds(1));
+    }
+
+    Harness(long cacheMaxFileSize, StaticConfig.FollowSymlinks symlinks, Duration revalidate) {
         StaticConfig config = new StaticConfig(
-                64 << 20, cacheMaxFileSize, Duration.ofSeconds(1), symlinks, Map.of("thing", "text/x-thing"));
+                64 << 20, cacheMaxFileSize, revalidate, symlinks, Map.of("thing", "text/x-thing"));
         files = StaticFiles.create(config, executor, nanos::get, Clock.fixed(NOW, ZoneOffset.UTC));
     }
 

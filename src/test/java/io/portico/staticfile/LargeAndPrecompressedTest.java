@@ -132,18 +132,23 @@ class LargeAndPrecompressedTest {
         assertThat(gzip.text()).isEqualTo("GZ");
         assertThat(gzip.headers().get("Content-Encoding")).isEqualTo("gzip");
         assertThat(gzip.headers().get("Content-Type")).isEqualTo("text/javascript; charset=utf-8");
-        assertThat(gzip.headers().get("Vary")).isEqualTo("accept-encoding");
+        assertThat(gzip.headers().get("Vary")).isEqualTo("Accept-Encoding");
         assertThat(gzip.headers().get("Cache-Control")).isEqualTo("public, immutable");
 
         Harness.Response br = harness.get(responder, "/app.js", "Accept-Encoding", "gzip, br");
         assertThat(br.text()).isEqualTo("BROTLI");
         assertThat(br.headers().get("Content-Encoding")).isEqualTo("br");
-        assertThat(br.headers().get("ETag")).isNotEqualTo(gzip.headers().get("ETag"));
+        assertThat(br.headers().get("ETag")).isNotEqualTo(gzip.headers().get("ETag")).endsWith("-br\"");
+        assertThat(gzip.headers().get("ETag")).endsWith("-gzip\"");
+        assertThat(harness.get(responder, "/app.js", "Accept-Encoding", "gzip", "If-None-Match",
+                gzip.headers().get("ETag")).status()).isEqualTo(304);
+        assertThat(harness.get(responder, "/app.js", "Accept-Encoding", "br", "If-None-Match",
+                gzip.headers().get("ETag")).status()).isEqualTo(200);
 
         Harness.Response plain = harness.get(responder, "/app.js", "Accept-Encoding", "gzip;q=0, br;q=0");
         assertThat(plain.text()).isEqualTo("console.log('plain');");
         assertThat(plain.headers().contains("Content-Encoding")).isFalse();
-        assertThat(plain.headers().get("Vary")).isEqualTo("accept-encoding");
+        assertThat(plain.headers().get("Vary")).isEqualTo("Accept-Encoding");
     }
 
     @Test

@@ -215,6 +215,20 @@ class StaticResponderTest {
     }
 
     @Test
+    void anExactLocationCanAliasAFile() {
+        TargetConfig.Static t = Harness.target(site.resolve("hello.txt"));
+        TargetConfig.Static file = new TargetConfig.Static(t.dir(), true, t.index(), List.of(), false,
+                Optional.empty(), Optional.empty(), false, false);
+        Responder exact = harness.files.responder(new io.portico.config.LocationConfig(
+                new io.portico.config.LocationConfig.Match(io.portico.config.LocationConfig.Match.Kind.EXACT,
+                        "/greeting.txt"), file, List.of(), List.of(), "test"), file, n -> null);
+        Harness.Response r = harness.get(exact, "/greeting.txt");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.text()).startsWith("Hello");
+        assertThat(r.headers().get("Content-Type")).isEqualTo("text/plain; charset=utf-8");
+    }
+
+    @Test
     void tryFilesFallsBackToTheNamedUpstreamWithTheBody() {
         RecordingUpstream app = new RecordingUpstream();
         Responder spa = harness.responder("/",
@@ -242,6 +256,7 @@ class StaticResponderTest {
         assertThat(harness.get(r, "/nope").status()).isEqualTo(418);
         assertThat(harness.get(r, "/docs/").text()).isEqualTo("<h1>docs</h1>");
         assertThat(harness.get(r, "/empty/").status()).isEqualTo(418);
+        assertThat(harness.get(r, "/.env").status()).isEqualTo(404); // hidden, not "missing"
     }
 
     @Test
@@ -277,6 +292,18 @@ class StaticResponderTest {
         Harness.Response r = harness.get(responder, "/hello.txt");
         assertThat(r.text()).isEqualTo("changed");
         assertThat(r.headers().getInt("Content-Length")).isEqualTo(7);
+    }
+
+    @Test
+    void revalidateZeroStatsEveryRequest() throws IOException {
+        try (Harness always = new Harness(256 * 1024, io.portico.config.StaticConfig.FollowSymlinks.NEVER, Duration.ZERO)) {
+            Responder r = always.responder("/", Harness.target(site), n -> null);
+            assertThat(always.get(r, "/hello.txt").text()).startsWith("Hello");
+            Files.writeString(site.resolve("hello.txt"), "now");
+            assertThat(always.get(r, "/hello.txt").text()).isEqualTo("now");
+            Files.createSymbolicLink(site.resolve("link.txt"), site.resolve("hello.txt"));
+            assertThat(always.get(r, "/link.txt").status()).isEqualTo(404); // NEVER follows, even inside
+        }
     }
 
     @Test
