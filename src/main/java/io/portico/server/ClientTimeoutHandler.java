@@ -10,12 +10,17 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The client-side timers, one at a time, below the HTTP codec so that it sees the first byte of a request head:
- * idle keep-alive (close quietly), the whole head (408: slowloris), between body reads (408), and a response
- * that cannot be written (close). {@link ConnectionHandler} tells it where a request stands.
+ * The client-side timers, below the HTTP codec so that it sees the first byte of a request head: idle keep-alive
+ * (close quietly), the whole head (408: slowloris), between body reads (408), and a response that cannot be
+ * written (close). {@link KeepAliveHandler} tells it where a request stands.
+ *
+ * <p>One timer per connection, and moving a deadline is a field write: the timer, when it fires early, re-arms
+ * itself for what is left (as Netty's IdleStateHandler does), so a request costs no scheduling.
  */
 final class ClientTimeoutHandler extends ChannelDuplexHandler {
     private enum Phase { IDLE, HEAD, BODY, RESPONSE }
+
+    private static final long NONE = Long.MAX_VALUE;
 
     private final long keepaliveNanos;
     private final long headerNanos;
@@ -23,7 +28,10 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
     private final long sendNanos;
     private ChannelHandlerContext ctx;
     private Phase phase = Phase.IDLE;
+    /** When the current phase times out (System.nanoTime), or NONE. */
+    private long deadline = NONE;
     private ScheduledFuture<?> timer;
+    private long timerAt = NONE;
     private ScheduledFuture<?> sendTimer;
 
     ClientTimeoutHandler(Duration keepalive, Duration header, Duration body, Duration send) {
@@ -41,7 +49,7 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         // A new connection gets the head timeout for its first request, not the longer keep-alive one.
-        arm(headerNanos);
+        expireIn(headerNanos);
         ctx.fireChannelActive();
     }
 
@@ -50,9 +58,9 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
         if (msg instanceof ByteBuf) {
             if (phase == Phase.IDLE) {
                 phase = Phase.HEAD;
-                arm(headerNanos);
+                expireIn(headerNanos);
             } else if (phase == Phase.BODY) {
-                arm(bodyNanos);
+                expireIn(bodyNanos);
             }
         }
         ctx.fireChannelRead(msg);
@@ -60,23 +68,24 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
 
     /** The head is complete; a body follows, or the request is complete. */
     void headReceived(boolean bodyFollows) {
-        phase = bodyFollows ? Phase.BODY : Phase.RESPONSE;
         if (bodyFollows) {
-            arm(bodyNanos);
+            phase = Phase.BODY;
+            expireIn(bodyNanos);
         } else {
-            cancel();
+            phase = Phase.RESPONSE;
+            deadline = NONE;
         }
     }
 
     void bodyReceived() {
         phase = Phase.RESPONSE;
-        cancel();
+        deadline = NONE;
     }
 
     /** The response is complete and the connection stays open: wait for the next request. */
     void responseComplete() {
         phase = Phase.IDLE;
-        arm(keepaliveNanos);
+        expireIn(keepaliveNanos);
     }
 
     @Override
@@ -95,36 +104,50 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        cancel();
+        deadline = NONE;
+        if (timer != null) {
+            timer.cancel(false);
+        }
         if (sendTimer != null) {
             sendTimer.cancel(false);
         }
         ctx.fireChannelInactive();
     }
 
-    private void arm(long nanos) {
-        cancel();
-        Phase armedFor = phase;
-        timer = ctx.executor().schedule(() -> expire(armedFor), nanos, TimeUnit.NANOSECONDS);
+    private void expireIn(long nanos) {
+        deadline = System.nanoTime() + nanos;
+        // A timer already due before the new deadline re-arms itself when it fires; only an earlier one is needed.
+        if (timerAt > deadline || timer == null) {
+            schedule(nanos);
+        }
     }
 
-    private void expire(Phase armedFor) {
-        if (phase != armedFor || !ctx.channel().isActive()) {
+    private void schedule(long nanos) {
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        timerAt = System.nanoTime() + nanos;
+        timer = ctx.executor().schedule(this::fire, nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void fire() {
+        timer = null;
+        timerAt = NONE;
+        if (deadline == NONE || !ctx.channel().isActive()) {
             return;
         }
+        long left = deadline - System.nanoTime();
+        if (left > 0) {
+            schedule(left);
+            return;
+        }
+        deadline = NONE;
         if (phase == Phase.IDLE) {
             ctx.close();
-        } else {
+        } else if (phase != Phase.RESPONSE) {
             // Below the codec: the answer goes out pre-encoded, then the connection closes.
             ctx.channel().config().setAutoRead(false);
             ctx.writeAndFlush(ErrorPages.raw(HttpResponseStatus.REQUEST_TIMEOUT)).addListener(ChannelFutureListener.CLOSE);
-        }
-    }
-
-    private void cancel() {
-        if (timer != null) {
-            timer.cancel(false);
-            timer = null;
         }
     }
 }

@@ -89,7 +89,9 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
             if (timeouts != null) {
                 timeouts.responseComplete();
             }
-            ctx.executor().execute(() -> drainWaiting(ctx));
+            if (!waiting.isEmpty()) {
+                ctx.executor().execute(() -> drainWaiting(ctx));
+            }
             return;
         }
         ctx.write(msg, promise);
