@@ -57,6 +57,8 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
     private String lastFailure = "no live upstreams";
 
     private boolean responseStarted;
+    private boolean upstreamDone; // the upstream response is complete; parked bytes may still go to the client
+    private ResponseSpill spill;
     private boolean upstreamKeepAlive;
     private boolean interim;
     private long clientPending;
@@ -98,7 +100,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
 
     @Override
     public void onContent(HttpContent content) {
-        if (finished) {
+        if (finished || upstreamDone) {
             content.release();
             return;
         }
@@ -338,27 +340,81 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
             upstreamBroken("malformed upstream response body: " + content.decoderResult().cause());
             return;
         }
-        if (content instanceof LastHttpContent) {
+        if (content instanceof LastHttpContent last) {
             // Everything is settled before the last write: on it the server logs the request and may start the next.
             Attempt a = current;
             client.log().upstream(a.server.address().toString(), a.elapsedNanos());
             a.server.succeeded();
             a.end(upstreamKeepAlive && (buffered != null || clientBodyDone));
-            finish();
-            clientChannel.writeAndFlush(content);
+            upstreamDone = true;
+            if (spill != null) {
+                spill.end(last);
+                drainSpill();
+            } else {
+                finish();
+                clientChannel.writeAndFlush(content);
+            }
             return;
         }
+        if (spill != null || (responseBudget > 0 && clientPending >= responseBudget)) {
+            if (spill == null) {
+                spill = new ResponseSpill(settings.files(), loop, this::drainSpill);
+            }
+            spill.append(content.content().retain());
+            content.release();
+            readMore();
+            return;
+        }
+        writeToClient(content);
+        readMore();
+    }
+
+    private void writeToClient(HttpContent content) {
         int n = content.content().readableBytes();
         clientPending += n;
         clientChannel.writeAndFlush(content).addListener(f -> clientWritten(n));
-        readMore();
     }
 
     private void clientWritten(int n) {
         clientPending -= n;
-        if (current != null && current.readPaused()) {
+        if (spill != null) {
+            drainSpill();
+        } else if (current != null && current.readPaused()) {
             readMore();
         }
+    }
+
+    /** Feeds the client from the spill file while it keeps up; ends the response once the file is drained. */
+    private void drainSpill() {
+        if (finished) {
+            return;
+        }
+        if (clientPending < responseBudget) {
+            spill.readNext(this::spilledChunk);
+        }
+        LastHttpContent last = upstreamDone ? spill.drainedLast() : null;
+        if (last != null) {
+            finish();
+            clientChannel.writeAndFlush(last);
+        }
+    }
+
+    private void spilledChunk(io.netty.buffer.ByteBuf buf) {
+        if (finished) {
+            if (buf != null) {
+                buf.release();
+            }
+            return;
+        }
+        if (buf == null) {
+            abortClient("response temp file failed");
+            return;
+        }
+        writeToClient(new io.netty.handler.codec.http.DefaultHttpContent(buf));
+        if (!upstreamDone) {
+            readMore();
+        }
+        drainSpill();
     }
 
     /**
@@ -367,11 +423,11 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
      * epoll_ctl calls per response, which showed in throughput.
      */
     private void readMore() {
-        Channel up = current == null || finished ? null : current.channel();
+        Channel up = current == null || finished || upstreamDone ? null : current.channel();
         if (up == null) {
             return;
         }
-        boolean room = responseBudget > 0 ? clientPending < responseBudget : clientChannel.isWritable();
+        boolean room = spill != null ? !spill.full() : responseBudget > 0 ? clientPending < responseBudget : clientChannel.isWritable();
         current.readPaused(!room);
         if (responseBudget > 0) {
             if (up.config().isAutoRead() != room) {
@@ -434,6 +490,9 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         }
         if (buffered != null) {
             buffered.release();
+        }
+        if (spill != null) {
+            spill.release();
         }
         for (HttpContent c; (c = pending.poll()) != null; ) {
             c.release();
