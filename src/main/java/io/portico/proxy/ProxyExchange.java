@@ -504,15 +504,24 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         if (finished) {
             return;
         }
+        logFailedUpstream();
         finish();
         client.log().note(reason);
         client.sendError(status, null, !clientBodyDone);
     }
 
     private void abortClient(String reason) {
+        logFailedUpstream();
         finish();
         client.log().note(reason);
         clientChannel.close();
+    }
+
+    /** Like nginx's $upstream_addr, the log names the server that failed (its time: -1, it did not answer). */
+    private void logFailedUpstream() {
+        if (current != null && "-".equals(client.log().upstream())) {
+            client.log().upstream(current.server.address().toString(), -1);
+        }
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 
 /**
@@ -94,17 +95,21 @@ final class TempFile {
 
     /** Closes (and so deletes) the file after the pending appends. */
     void close() {
-        tail.whenCompleteAsync((v, e) -> {
-            synchronized (this) {
-                closed = true;
-                try {
-                    if (channel != null) {
-                        channel.close();
-                    }
-                } catch (IOException ignored) {
-                    // DELETE_ON_CLOSE: nothing left to clean
-                }
+        try {
+            tail.whenCompleteAsync((v, e) -> closeNow(), files);
+        } catch (RejectedExecutionException shuttingDown) {
+            closeNow(); // the file executor stopped with the server: nothing else will touch the file
+        }
+    }
+
+    private synchronized void closeNow() {
+        closed = true;
+        try {
+            if (channel != null) {
+                channel.close();
             }
-        }, files);
+        } catch (IOException ignored) {
+            // DELETE_ON_CLOSE: nothing left to clean
+        }
     }
 }

@@ -60,6 +60,8 @@ class ProxyForwardingTest {
                 TestClient client = new TestClient(proxy.port())) {
             assertThat(client.get("/").status()).isEqualTo(502);
             assertThat(proxy.logs.peek().note()).contains("connect");
+            assertThat(proxy.logs.peek().upstream()).startsWith("127.0.0.1:");
+            assertThat(proxy.logs.peek().upstreamNanos()).isEqualTo(-1);
         }
     }
 
