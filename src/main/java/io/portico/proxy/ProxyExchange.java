@@ -41,7 +41,6 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
     private final List<UpstreamServer> tried = new ArrayList<>(2);
     private final long readTimeoutNanos;
     private final long sendTimeoutNanos;
-    private final long responseBudget;
 
     // The request body: buffered whole, or streamed as it comes (pending until a connection takes it).
     private final RequestBody buffered;
@@ -58,10 +57,9 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
 
     private boolean responseStarted;
     private boolean upstreamDone; // the upstream response is complete; parked bytes may still go to the client
-    private ResponseSpill spill;
+    private final ResponseWriter writer;
     private boolean upstreamKeepAlive;
     private boolean interim;
-    private long clientPending;
     private boolean finished;
 
     ProxyExchange(ProxySettings settings, ClientExchange client, HttpRequest request) {
@@ -75,7 +73,12 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         this.hashKey = settings.pool().hashKey().evaluate(request, client.clientAddress());
         this.readTimeoutNanos = settings.pool().config().readTimeout().toNanos();
         this.sendTimeoutNanos = settings.pool().config().sendTimeout().toNanos();
-        this.responseBudget = settings.target().responseBuffering() ? Math.max(settings.target().proxyBuffers(), 1) : 0;
+        long budget = settings.target().responseBuffering() ? Math.max(settings.target().proxyBuffers(), 1) : 0;
+        this.writer = new ResponseWriter(clientChannel, budget, settings.files(), loop, () -> {
+            if (current != null && current.readPaused()) {
+                readMore();
+            }
+        }, this::abortClient, this::finish);
         boolean hasBody = HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0;
         this.buffered = hasBody && settings.target().requestBuffering() && !websocket
                 ? new RequestBody(settings.maxBodySize(), settings.target().clientBodyBufferSize(), settings.files(), loop,
@@ -246,7 +249,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         if (up.isWritable()) {
             resumeClient();
         }
-        if (responseBudget > 0) {
+        if (writer.buffering()) {
             up.config().setAutoRead(true);
         } else {
             up.config().setAutoRead(false);
@@ -347,74 +350,11 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
             a.server.succeeded();
             a.end(upstreamKeepAlive && (buffered != null || clientBodyDone));
             upstreamDone = true;
-            if (spill != null) {
-                spill.end(last);
-                drainSpill();
-            } else {
-                finish();
-                clientChannel.writeAndFlush(content);
-            }
+            writer.end(last);
             return;
         }
-        if (spill != null || (responseBudget > 0 && clientPending >= responseBudget)) {
-            if (spill == null) {
-                spill = new ResponseSpill(settings.files(), loop, this::drainSpill);
-            }
-            spill.append(content.content().retain());
-            content.release();
-            readMore();
-            return;
-        }
-        writeToClient(content);
+        writer.write(content);
         readMore();
-    }
-
-    private void writeToClient(HttpContent content) {
-        int n = content.content().readableBytes();
-        clientPending += n;
-        clientChannel.writeAndFlush(content).addListener(f -> clientWritten(n));
-    }
-
-    private void clientWritten(int n) {
-        clientPending -= n;
-        if (spill != null) {
-            drainSpill();
-        } else if (current != null && current.readPaused()) {
-            readMore();
-        }
-    }
-
-    /** Feeds the client from the spill file while it keeps up; ends the response once the file is drained. */
-    private void drainSpill() {
-        if (finished) {
-            return;
-        }
-        if (clientPending < responseBudget) {
-            spill.readNext(this::spilledChunk);
-        }
-        LastHttpContent last = upstreamDone ? spill.drainedLast() : null;
-        if (last != null) {
-            finish();
-            clientChannel.writeAndFlush(last);
-        }
-    }
-
-    private void spilledChunk(io.netty.buffer.ByteBuf buf) {
-        if (finished) {
-            if (buf != null) {
-                buf.release();
-            }
-            return;
-        }
-        if (buf == null) {
-            abortClient("response temp file failed");
-            return;
-        }
-        writeToClient(new io.netty.handler.codec.http.DefaultHttpContent(buf));
-        if (!upstreamDone) {
-            readMore();
-        }
-        drainSpill();
     }
 
     /**
@@ -427,9 +367,9 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         if (up == null) {
             return;
         }
-        boolean room = spill != null ? !spill.full() : responseBudget > 0 ? clientPending < responseBudget : clientChannel.isWritable();
+        boolean room = writer.room();
         current.readPaused(!room);
-        if (responseBudget > 0) {
+        if (writer.buffering()) {
             if (up.config().isAutoRead() != room) {
                 up.config().setAutoRead(room);
             }
@@ -491,9 +431,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         if (buffered != null) {
             buffered.release();
         }
-        if (spill != null) {
-            spill.release();
-        }
+        writer.release();
         for (HttpContent c; (c = pending.poll()) != null; ) {
             c.release();
         }

@@ -30,8 +30,9 @@ final class ResponseSpill {
         this.written = written;
     }
 
+    /** Too much parked and not yet sent: stop reading the upstream until the client takes some. */
     boolean full() {
-        return appended >= MAX_BYTES;
+        return appended - sent >= MAX_BYTES;
     }
 
     /** Takes ownership of {@code buf}. */
