@@ -9,7 +9,13 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = VersionCommand.Provider.class,
         description = "A front tier: static files, per-client rate limits, reverse proxy, honest benchmarks.",
-        subcommands = {ServeCommand.class, CheckCommand.class, VersionCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {
+            ServeCommand.class,
+            CheckCommand.class,
+            DemoAppCommand.class,
+            VersionCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class Main {
 
     public static void main(String[] args) {

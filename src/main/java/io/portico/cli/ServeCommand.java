@@ -4,7 +4,11 @@ import io.portico.config.InvalidConfigException;
 import io.portico.config.PorticoConfig;
 import io.portico.server.ListenException;
 import io.portico.server.PorticoServer;
+import io.portico.demo.DemoApp;
+import io.portico.demo.DemoAppStartException;
 import java.io.PrintWriter;
+import java.util.Optional;
+import org.slf4j.LoggerFactory;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -55,15 +59,32 @@ final class ServeCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** What serve runs: the server, and the demo app when the config enables it. */
-    record Running(PorticoServer server) implements AutoCloseable {
+    /** What serve runs: the server, and the demo app first when the config enables it. */
+    record Running(PorticoServer server, Optional<DemoApp> demoApp) implements AutoCloseable {
         static Running start(PorticoConfig config) throws ListenException {
-            return new Running(PorticoServer.start(config));
+            Optional<DemoApp> demo = Optional.empty();
+            if (config.demoApp().enabled()) {
+                try {
+                    demo = Optional.of(DemoApp.start(config.demoApp()));
+                    LoggerFactory.getLogger(ServeCommand.class).info(
+                            "demo-app (the stand-in app server) listening on {} with {} sync workers",
+                            demo.get().localAddress(), config.demoApp().workers());
+                } catch (DemoAppStartException e) {
+                    throw new ListenException("demo-app: " + e.getMessage(), e);
+                }
+            }
+            try {
+                return new Running(PorticoServer.start(config), demo);
+            } catch (ListenException e) {
+                demo.ifPresent(DemoApp::close);
+                throw e;
+            }
         }
 
         @Override
         public void close() {
             server.stop();
+            demoApp.ifPresent(DemoApp::close);
         }
     }
 }

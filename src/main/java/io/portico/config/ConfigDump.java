@@ -68,7 +68,7 @@ public final class ConfigDump {
         DemoAppConfig a = c.demoApp();
         d.open("demo-app");
         d.kv("enabled", a.enabled());
-        d.kv("listen", str(a.listen().toString()));
+        d.kv("listen", str(a.unixSocket().map(u -> "unix:" + u).orElseGet(() -> a.listen().toString())));
         d.kv("workers", a.workers());
         d.kv("keepalive", a.keepalive());
         d.kv("root", str(a.root().toString()));

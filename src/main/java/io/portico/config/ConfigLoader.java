@@ -233,7 +233,7 @@ public final class ConfigLoader {
         boolean keepalive = n.bool("keepalive");
         Path root = paths.resolve(n.string("root"));
         n.finish();
-        return new DemoAppConfig(enabled, listen, workers, keepalive, root);
+        return new DemoAppConfig(enabled, unix.isPresent() ? null : listen, workers, keepalive, root, unix);
     }
 
     private static String cleanMessage(ConfigException e) {

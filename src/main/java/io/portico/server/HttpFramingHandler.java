@@ -2,7 +2,9 @@ package io.portico.server;
 
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.HttpContent;
@@ -20,12 +22,16 @@ import java.util.List;
 /**
  * Refuses requests whose framing or head is in doubt, before anything routes them: each gets its status (400,
  * 413, 414, 431) and the connection is closed, because the bytes after a doubtful head cannot be trusted to
- * start the next request. Everything that follows on that connection is released unread.
+ * start the next request. Everything that follows on that connection is released unread. A body whose framing
+ * breaks after the response has begun (a location that answers without reading the body) closes the
+ * connection without a second response.
  */
-final class HttpFramingHandler extends ChannelInboundHandlerAdapter {
+final class HttpFramingHandler extends ChannelDuplexHandler {
     private final int maxHeaderCount;
     private final long maxBodySize;
     private boolean rejected;
+    /** A response to the current request has begun: a later framing error can only close the connection. */
+    private boolean responding;
 
     HttpFramingHandler(int maxHeaderCount, long maxBodySize) {
         this.maxHeaderCount = maxHeaderCount;
@@ -43,11 +49,26 @@ final class HttpFramingHandler extends ChannelInboundHandlerAdapter {
             if (status != null) {
                 rejected = true;
                 ReferenceCountUtil.release(msg);
-                reject(ctx, status);
+                if (responding && !(msg instanceof HttpRequest)) {
+                    ctx.close();
+                } else {
+                    reject(ctx, status);
+                }
                 return;
+            }
+            if (msg instanceof HttpRequest) {
+                responding = false;
             }
         }
         ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (msg instanceof HttpResponse && !HttpMessages.isInterim(msg)) {
+            responding = true;
+        }
+        ctx.write(msg, promise);
     }
 
     /** The status that refuses {@code msg}, or null when it may go on. */

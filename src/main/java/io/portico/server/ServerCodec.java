@@ -60,6 +60,15 @@ final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.Request
         }
 
         @Override
+        protected HttpMessage createMessage(String[] initialLine) throws Exception {
+            // Netty upper-cases the version; RFC 9112 says it is case-sensitive, and only 1.0 and 1.1 exist here.
+            if (!initialLine[2].equals("HTTP/1.1") && !initialLine[2].equals("HTTP/1.0")) {
+                throw new AmbiguousFramingException("unsupported version " + initialLine[2]);
+            }
+            return super.createMessage(initialLine);
+        }
+
+        @Override
         protected void handleTransferEncodingChunkedWithContentLength(HttpMessage message) {
             message.setDecoderResult(DecoderResult.failure(
                     new AmbiguousFramingException("both Content-Length and Transfer-Encoding")));

@@ -33,11 +33,9 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The demo app on real loopback sockets, bound to port 0. */
-@ExtendWith(NettyLeakCheck.class)
 class DemoAppTest {
 
     @TempDir
