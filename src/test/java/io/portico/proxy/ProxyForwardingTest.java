@@ -194,4 +194,30 @@ class ProxyForwardingTest {
             await().until(() -> good.requests.size() == 2);
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void eachEventLoopKeepsItsOwnPool() throws Exception {
+        try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true), 1 << 20, 3, false)) {
+            List<TestClient> clients = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < 6; i++) {
+                    clients.add(new TestClient(proxy.port()));
+                }
+                for (int round = 0; round < 5; round++) {
+                    for (TestClient c : clients) {
+                        assertThat(c.get("/").status()).isEqualTo(200);
+                    }
+                }
+            } finally {
+                for (TestClient c : clients) {
+                    c.close();
+                }
+            }
+            // One request at a time: each of the 3 loops needs one upstream connection, never more.
+            long loops = proxy.clients.stream().map(ch -> ch.eventLoop()).distinct().count();
+            assertThat(app.connections.get()).isEqualTo((int) loops);
+            assertThat(loops).isGreaterThan(1);
+        }
+    }
 }
