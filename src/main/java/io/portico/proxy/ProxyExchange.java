@@ -1,7 +1,6 @@
 package io.portico.proxy;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
@@ -226,7 +225,8 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         if (attempts <= settings.retries()) {
             attempt();
         } else {
-            reject(cause instanceof ConnectTimeoutException ? HttpResponseStatus.GATEWAY_TIMEOUT : HttpResponseStatus.BAD_GATEWAY, lastFailure);
+            // A connect timeout too: configuration.md promises 502 once the servers to try are used up.
+            reject(HttpResponseStatus.BAD_GATEWAY, lastFailure);
         }
     }
 
