@@ -5,6 +5,7 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import java.util.Map;
 
@@ -19,9 +20,11 @@ final class ForwardedResponse {
     static void rewrite(HttpResponse response, HttpMethod method, HttpVersion clientVersion, ProxySettings settings) {
         HttpHeaders h = response.headers();
         boolean hadLength = h.contains(HttpHeaderNames.CONTENT_LENGTH);
+        // A HEAD response keeps saying how the GET would be framed, so the client connection stays reusable.
+        boolean chunkedHead = method.equals(HttpMethod.HEAD) && HttpUtil.isTransferEncodingChunked(response);
         HopByHop.remove(h);
         response.setProtocolVersion(HttpVersion.HTTP_1_1);
-        if (!hadLength && mayHaveBody(response, method) && clientVersion.equals(HttpVersion.HTTP_1_1)) {
+        if (!hadLength && (mayHaveBody(response, method) || chunkedHead) && clientVersion.equals(HttpVersion.HTTP_1_1)) {
             h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
         }
         if (settings.target().via()) {

@@ -1,6 +1,7 @@
 package io.portico.proxy;
 
 import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.portico.config.LocationConfig;
 import io.portico.config.PorticoConfig;
 import io.portico.config.TargetConfig;
@@ -8,22 +9,22 @@ import io.portico.config.UpstreamConfig;
 import io.portico.route.Responder;
 import io.portico.upstream.UpstreamPool;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Map.Entry;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import io.netty.util.concurrent.DefaultThreadFactory;
 
 /** The reverse proxy of a configuration: one upstream pool per configured upstream, and responders over them. */
 public final class Proxies implements AutoCloseable {
-    /** Defaults for try-files' {@code @name} fallback, as nginx's proxy_pass with no other directive. */
-    static final long DEFAULT_CLIENT_BODY_BUFFER = 16 * 1024;
-    static final long DEFAULT_PROXY_BUFFERS = 256 * 1024;
+    /** Defaults for try-files' {@code @name} fallback: reference.conf's defaults.location. */
+    static final long DEFAULT_CLIENT_BODY_BUFFER = 64 * 1024;
+    static final long DEFAULT_PROXY_BUFFERS = 512 * 1024;
 
     private final PorticoConfig config;
     private final Map<String, UpstreamPool> pools;
-    /** Temp-file writes and reads of buffered request bodies: off the event loops. */
+    /** Temp-file work of buffered request bodies and spilled responses: off the event loops. */
     private final ExecutorService files = Executors.newFixedThreadPool(2, new DefaultThreadFactory("portico-proxy-files", true));
 
     private Proxies(PorticoConfig config, Map<String, UpstreamPool> pools) {
@@ -43,6 +44,7 @@ public final class Proxies implements AutoCloseable {
         return new Proxies(config, pools);
     }
 
+    /** The responder of a {@code proxy} location; shared by every event loop. */
     public Responder responder(LocationConfig location, TargetConfig.Proxy target) {
         return new ProxyResponder(new ProxySettings(location, target, pool(target.upstream()), config.limits().maxBodySize(), files));
     }
@@ -52,7 +54,7 @@ public final class Proxies implements AutoCloseable {
         TargetConfig.Proxy target = new TargetConfig.Proxy(upstream, Optional.empty(), false, true, true,
                 DEFAULT_CLIENT_BODY_BUFFER, DEFAULT_PROXY_BUFFERS, false, Map.of(), Map.of());
         LocationConfig location = new LocationConfig(
-                new LocationConfig.Match(LocationConfig.Match.Kind.PREFIX, "/"), target, java.util.List.of(), java.util.List.of(), "@" + upstream);
+                new LocationConfig.Match(LocationConfig.Match.Kind.PREFIX, "/"), target, List.of(), List.of(), "@" + upstream);
         return responder(location, target);
     }
 

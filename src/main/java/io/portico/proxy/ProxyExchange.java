@@ -1,7 +1,6 @@
 package io.portico.proxy;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
@@ -41,7 +40,6 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
     private final List<UpstreamServer> tried = new ArrayList<>(2);
     private final long readTimeoutNanos;
     private final long sendTimeoutNanos;
-    private final long responseBudget;
 
     // The request body: buffered whole, or streamed as it comes (pending until a connection takes it).
     private final RequestBody buffered;
@@ -57,9 +55,10 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
     private String lastFailure = "no live upstreams";
 
     private boolean responseStarted;
+    private boolean upstreamDone; // the upstream response is complete; parked bytes may still go to the client
+    private final ResponseWriter writer;
     private boolean upstreamKeepAlive;
     private boolean interim;
-    private long clientPending;
     private boolean finished;
 
     ProxyExchange(ProxySettings settings, ClientExchange client, HttpRequest request) {
@@ -73,7 +72,12 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         this.hashKey = settings.pool().hashKey().evaluate(request, client.clientAddress());
         this.readTimeoutNanos = settings.pool().config().readTimeout().toNanos();
         this.sendTimeoutNanos = settings.pool().config().sendTimeout().toNanos();
-        this.responseBudget = settings.target().responseBuffering() ? Math.max(settings.target().proxyBuffers(), 1) : 0;
+        long budget = settings.target().responseBuffering() ? Math.max(settings.target().proxyBuffers(), 1) : 0;
+        this.writer = new ResponseWriter(clientChannel, budget, settings.files(), loop, () -> {
+            if (current != null && current.readPaused()) {
+                readMore();
+            }
+        }, this::abortClient, this::finish);
         boolean hasBody = HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0;
         this.buffered = hasBody && settings.target().requestBuffering() && !websocket
                 ? new RequestBody(settings.maxBodySize(), settings.target().clientBodyBufferSize(), settings.files(), loop,
@@ -98,7 +102,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
 
     @Override
     public void onContent(HttpContent content) {
-        if (finished) {
+        if (finished || upstreamDone) {
             content.release();
             return;
         }
@@ -221,7 +225,8 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         if (attempts <= settings.retries()) {
             attempt();
         } else {
-            reject(cause instanceof ConnectTimeoutException ? HttpResponseStatus.GATEWAY_TIMEOUT : HttpResponseStatus.BAD_GATEWAY, lastFailure);
+            // A connect timeout too: configuration.md promises 502 once the servers to try are used up.
+            reject(HttpResponseStatus.BAD_GATEWAY, lastFailure);
         }
     }
 
@@ -244,7 +249,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         if (up.isWritable()) {
             resumeClient();
         }
-        if (responseBudget > 0) {
+        if (writer.buffering()) {
             up.config().setAutoRead(true);
         } else {
             up.config().setAutoRead(false);
@@ -338,27 +343,18 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
             upstreamBroken("malformed upstream response body: " + content.decoderResult().cause());
             return;
         }
-        if (content instanceof LastHttpContent) {
+        if (content instanceof LastHttpContent last) {
             // Everything is settled before the last write: on it the server logs the request and may start the next.
             Attempt a = current;
             client.log().upstream(a.server.address().toString(), a.elapsedNanos());
             a.server.succeeded();
             a.end(upstreamKeepAlive && (buffered != null || clientBodyDone));
-            finish();
-            clientChannel.writeAndFlush(content);
+            upstreamDone = true;
+            writer.end(last);
             return;
         }
-        int n = content.content().readableBytes();
-        clientPending += n;
-        clientChannel.writeAndFlush(content).addListener(f -> clientWritten(n));
+        writer.write(content);
         readMore();
-    }
-
-    private void clientWritten(int n) {
-        clientPending -= n;
-        if (current != null && current.readPaused()) {
-            readMore();
-        }
     }
 
     /**
@@ -367,13 +363,13 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
      * epoll_ctl calls per response, which showed in throughput.
      */
     private void readMore() {
-        Channel up = current == null || finished ? null : current.channel();
+        Channel up = current == null || finished || upstreamDone ? null : current.channel();
         if (up == null) {
             return;
         }
-        boolean room = responseBudget > 0 ? clientPending < responseBudget : clientChannel.isWritable();
+        boolean room = writer.room();
         current.readPaused(!room);
-        if (responseBudget > 0) {
+        if (writer.buffering()) {
             if (up.config().isAutoRead() != room) {
                 up.config().setAutoRead(room);
             }
@@ -435,6 +431,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         if (buffered != null) {
             buffered.release();
         }
+        writer.release();
         for (HttpContent c; (c = pending.poll()) != null; ) {
             c.release();
         }
@@ -445,15 +442,24 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         if (finished) {
             return;
         }
+        logFailedUpstream();
         finish();
         client.log().note(reason);
         client.sendError(status, null, !clientBodyDone);
     }
 
     private void abortClient(String reason) {
+        logFailedUpstream();
         finish();
         client.log().note(reason);
         clientChannel.close();
+    }
+
+    /** Like nginx's $upstream_addr, the log names the server that failed (its time: -1, it did not answer). */
+    private void logFailedUpstream() {
+        if (current != null && "-".equals(client.log().upstream())) {
+            client.log().upstream(current.server.address().toString(), -1);
+        }
     }
 
     @Override

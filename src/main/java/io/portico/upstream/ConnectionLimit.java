@@ -10,8 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code maxConnections} of one server across every event loop: a permit per request in flight. Requests beyond it
- * wait in a queue bounded by {@code maxQueue} for at most {@code queueTimeout}; a freed permit is handed to the
- * oldest waiter on that waiter's own event loop.
+ * wait for at most {@code queueTimeout}, at most {@code maxQueue} of them per upstream (the count is shared by the
+ * servers of a pool); a freed permit is handed to the oldest waiter on that waiter's own event loop.
  */
 public final class ConnectionLimit {
     /** Told on the waiter's event loop whether it got a permit. */
@@ -32,13 +32,14 @@ public final class ConnectionLimit {
     private final int maxQueue;
     private final Duration queueTimeout;
     private final AtomicInteger inUse = new AtomicInteger();
-    private final AtomicInteger queued = new AtomicInteger();
+    private final AtomicInteger queued; // shared by the pool's servers
     private final ConcurrentLinkedQueue<Waiter> waiters = new ConcurrentLinkedQueue<>();
 
-    ConnectionLimit(int max, int maxQueue, Duration queueTimeout) {
+    ConnectionLimit(int max, int maxQueue, Duration queueTimeout, AtomicInteger queued) {
         this.max = max;
         this.maxQueue = maxQueue;
         this.queueTimeout = queueTimeout;
+        this.queued = queued;
     }
 
     /** Calls {@code grant} now when a permit is free, else later (or rejects when the queue is full). */

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
 /**
@@ -28,8 +29,9 @@ public final class UpstreamPool implements AutoCloseable {
         List<UpstreamServer> all = new ArrayList<>();
         List<UpstreamServer> primary = new ArrayList<>();
         List<UpstreamServer> backup = new ArrayList<>();
+        AtomicInteger queued = new AtomicInteger();
         for (UpstreamServerConfig sc : config.servers()) {
-            ConnectionLimit limit = new ConnectionLimit(config.maxConnections(), config.maxQueue(), config.queueTimeout());
+            ConnectionLimit limit = new ConnectionLimit(config.maxConnections(), config.maxQueue(), config.queueTimeout(), queued);
             UpstreamServer s = new UpstreamServer(sc, all.size(), nanoClock, limit);
             all.add(s);
             (sc.backup() ? backup : primary).add(s);

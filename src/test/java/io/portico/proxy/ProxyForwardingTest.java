@@ -60,6 +60,8 @@ class ProxyForwardingTest {
                 TestClient client = new TestClient(proxy.port())) {
             assertThat(client.get("/").status()).isEqualTo(502);
             assertThat(proxy.logs.peek().note()).contains("connect");
+            assertThat(proxy.logs.peek().upstream()).startsWith("127.0.0.1:");
+            assertThat(proxy.logs.peek().upstreamNanos()).isEqualTo(-1);
         }
     }
 
@@ -190,6 +192,32 @@ class ProxyForwardingTest {
             TestClient.Response b = client.get("/g2");
             assertThat(List.of(a.status(), b.status())).containsOnly(200);
             await().until(() -> good.requests.size() == 2);
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void eachEventLoopKeepsItsOwnPool() throws Exception {
+        try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true), 1 << 20, 3, false)) {
+            List<TestClient> clients = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < 6; i++) {
+                    clients.add(new TestClient(proxy.port()));
+                }
+                for (int round = 0; round < 5; round++) {
+                    for (TestClient c : clients) {
+                        assertThat(c.get("/").status()).isEqualTo(200);
+                    }
+                }
+            } finally {
+                for (TestClient c : clients) {
+                    c.close();
+                }
+            }
+            // One request at a time: each of the 3 loops needs one upstream connection, never more.
+            long loops = proxy.clients.stream().map(ch -> ch.eventLoop()).distinct().count();
+            assertThat(app.connections.get()).isEqualTo((int) loops);
+            assertThat(loops).isGreaterThan(1);
         }
     }
 }

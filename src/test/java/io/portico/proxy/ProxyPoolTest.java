@@ -136,4 +136,22 @@ class ProxyPoolTest {
             }
         }
     }
+
+    @Test
+    void aHealthCheckWithoutAnswerWithinTimeoutCountsAsAFailure() throws Exception {
+        try (java.nio.channels.ServerSocketChannel silent = java.nio.channels.ServerSocketChannel.open()) {
+            silent.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
+            int port = ((java.net.InetSocketAddress) silent.getLocalAddress()).getPort();
+            UpstreamConfig u = TestConfigs.withHealth(upstream(List.of(server(port))),
+                    new HealthCheckConfig("/health", Duration.ofMillis(50), Duration.ofMillis(100), 1, 2, 200, 299));
+            try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 1 << 20, 1, true);
+                    TestClient client = new TestClient(proxy.port())) {
+                UpstreamServer s = proxy.proxies.pool("app").servers().get(0);
+                await().until(() -> !s.checkedUp());
+                // The only server is down and there is no backup: 502 at once.
+                assertThat(client.get("/").status()).isEqualTo(502);
+                assertThat(proxy.logs.peek().note()).isEqualTo("no live upstreams");
+            }
+        }
+    }
 }

@@ -49,7 +49,7 @@ class ConnectionLimitTest {
 
     @Test
     void aFreedPermitGoesToTheOldestWaiterOnItsOwnLoop() throws Exception {
-        ConnectionLimit limit = new ConnectionLimit(1, 2, Duration.ofSeconds(5));
+        ConnectionLimit limit = new ConnectionLimit(1, 2, Duration.ofSeconds(5), new java.util.concurrent.atomic.AtomicInteger());
         ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
         Recorder first = new Recorder(events, "first");
         Recorder second = new Recorder(events, "second");
@@ -72,7 +72,7 @@ class ConnectionLimitTest {
 
     @Test
     void aWaiterTimesOutAndACancelledOneNeverGetsAPermit() throws Exception {
-        ConnectionLimit limit = new ConnectionLimit(1, 5, Duration.ofMillis(100));
+        ConnectionLimit limit = new ConnectionLimit(1, 5, Duration.ofMillis(100), new java.util.concurrent.atomic.AtomicInteger());
         ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
         Recorder holder = new Recorder(events, "holder");
         Recorder late = new Recorder(events, "late");
@@ -90,11 +90,27 @@ class ConnectionLimitTest {
 
     @Test
     void zeroMeansUnbounded() {
-        ConnectionLimit limit = new ConnectionLimit(0, 0, Duration.ofMillis(1));
+        ConnectionLimit limit = new ConnectionLimit(0, 0, Duration.ofMillis(1), new java.util.concurrent.atomic.AtomicInteger());
         ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
         for (int i = 0; i < 100; i++) {
             limit.acquire(a, new Recorder(events, "r"));
         }
         assertThat(events).hasSize(100).containsOnly("r granted");
+    }
+
+    @Test
+    void theQueueBoundIsSharedByThePoolsServers() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger queued = new java.util.concurrent.atomic.AtomicInteger();
+        ConnectionLimit one = new ConnectionLimit(1, 1, Duration.ofSeconds(5), queued);
+        ConnectionLimit two = new ConnectionLimit(1, 1, Duration.ofSeconds(5), queued);
+        ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
+        a.submit(() -> {
+            one.acquire(a, new Recorder(events, "one-holder"));
+            two.acquire(a, new Recorder(events, "two-holder"));
+            one.acquire(a, new Recorder(events, "one-waiter"));
+            two.acquire(a, new Recorder(events, "two-waiter"));
+        }).get();
+        assertThat(events).containsExactly("one-holder granted", "two-holder granted", "two-waiter rejected");
+        assertThat(queued.get()).isEqualTo(1);
     }
 }

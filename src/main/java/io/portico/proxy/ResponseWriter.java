@@ -1,0 +1,131 @@
+package io.portico.proxy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.LastHttpContent;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+
+/**
+ * The response body on its way to the client: how much is in flight in memory, what is parked on disk, and so
+ * whether the upstream may be read on. Streaming ({@code budget} 0): read while the client connection is writable.
+ * Buffering: up to {@code budget} bytes in memory, the rest in a {@link ResponseSpill}. Event loop only.
+ */
+final class ResponseWriter {
+    private final Channel client;
+    private final long budget;
+    private final Executor files;
+    private final EventLoop loop;
+    private final Runnable drained;
+    private final Consumer<String> failed;
+    private final Runnable completing;
+    private long pending;
+    private ResponseSpill spill;
+    private boolean closed;
+
+    /**
+     * @param drained runs when client writes complete (the upstream may be read again)
+     * @param failed aborts the exchange with a reason
+     * @param completing runs just before the last content is written
+     */
+    ResponseWriter(Channel client, long budget, Executor files, EventLoop loop, Runnable drained, Consumer<String> failed,
+            Runnable completing) {
+        this.client = client;
+        this.budget = budget;
+        this.files = files;
+        this.loop = loop;
+        this.drained = drained;
+        this.failed = failed;
+        this.completing = completing;
+    }
+
+    boolean buffering() {
+        return budget > 0;
+    }
+
+    /** Whether the upstream may be read now. */
+    boolean room() {
+        if (spill != null) {
+            return !spill.full();
+        }
+        return budget > 0 ? pending < budget : client.isWritable();
+    }
+
+    /** A part of the body (ownership taken): to the client, or parked once the memory budget is used. */
+    void write(HttpContent content) {
+        if (spill == null && (budget == 0 || pending < budget)) {
+            send(content);
+            return;
+        }
+        if (spill == null) {
+            spill = new ResponseSpill(files, loop, this::drain);
+        }
+        spill.append(content.content().retain());
+        content.release();
+    }
+
+    /** The end of the response (ownership taken): written now, or after the parked bytes. */
+    void end(LastHttpContent last) {
+        if (spill == null) {
+            completing.run();
+            client.writeAndFlush(last);
+        } else {
+            spill.end(last);
+            drain();
+        }
+    }
+
+    private void send(HttpContent content) {
+        int n = content.content().readableBytes();
+        pending += n;
+        client.writeAndFlush(content).addListener(f -> written(n));
+    }
+
+    private void written(int n) {
+        pending -= n;
+        if (spill != null) {
+            drain();
+        }
+        drained.run();
+    }
+
+    private void drain() {
+        if (closed) {
+            return;
+        }
+        if (pending < budget) {
+            spill.readNext(this::fromSpill);
+        }
+        LastHttpContent last = spill.drainedLast();
+        if (last != null) {
+            completing.run();
+            client.writeAndFlush(last);
+        }
+    }
+
+    private void fromSpill(ByteBuf buf) {
+        if (closed) {
+            if (buf != null) {
+                buf.release();
+            }
+            return;
+        }
+        if (buf == null) {
+            failed.accept("response temp file failed");
+            return;
+        }
+        send(new DefaultHttpContent(buf));
+        drain();
+    }
+
+    /** The exchange ended: parked bytes are dropped, the temp file deleted. */
+    void release() {
+        closed = true;
+        if (spill != null) {
+            spill.release();
+        }
+    }
+}
