@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 
 /** nginx's {@code return}: a fixed status with a redirect location or a short body. */
 public final class ReturnResponder implements Responder {
+
     private static final Exchange DISCARD_BODY = HttpContent::release;
 
     private final HttpResponseStatus status;
@@ -30,7 +31,7 @@ public final class ReturnResponder implements Responder {
 
     @Override
     public Exchange open(ClientExchange client, HttpRequest request) {
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body.duplicate());
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body.duplicate(), ResponseHeaders.HEADERS, ResponseHeaders.NO_TRAILERS);
         if (location != null) {
             response.headers().set(HttpHeaderNames.LOCATION, location);
         }

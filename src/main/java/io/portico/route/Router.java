@@ -7,7 +7,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -21,14 +20,16 @@ import java.util.regex.Pattern;
 public final class Router {
     private final Map<String, Route> exact;
     private final List<RegexRoute> regexes;
-    private final List<Route> prefixes;
+    private final Route[] prefixes;
+    private final String[] prefixValues;
 
     private record RegexRoute(Pattern pattern, Route route) {}
 
     private Router(Map<String, Route> exact, List<RegexRoute> regexes, List<Route> prefixes) {
         this.exact = exact;
         this.regexes = regexes;
-        this.prefixes = prefixes;
+        this.prefixes = prefixes.toArray(new Route[0]);
+        this.prefixValues = prefixes.stream().map(r -> r.location().match().value()).toArray(String[]::new);
     }
 
     /** @param responders makes the responder of each location (static, proxy, return) */
@@ -46,33 +47,33 @@ public final class Router {
             }
         }
         prefixes.sort(Comparator.comparingInt((Route r) -> r.location().match().value().length()).reversed());
-        return new Router(Map.copyOf(exact), List.copyOf(regexes), List.copyOf(prefixes));
+        return new Router(new HashMap<>(exact), List.copyOf(regexes), prefixes);
     }
 
-    /** The location for {@code path} (the request path as received, without the query), if any. */
-    public Optional<Route> match(String path) {
-        Route r = exact.get(path);
+    /** The location for {@code path} (the request path as received, without the query), or null when none matches. */
+    public Route match(String path) {
+        Route r = exact.isEmpty() ? null : exact.get(path);
         if (r != null) {
-            return Optional.of(r);
+            return r;
         }
         for (RegexRoute rr : regexes) {
             if (rr.pattern.matcher(path).find()) {
-                return Optional.of(rr.route);
+                return rr.route;
             }
         }
-        for (Route p : prefixes) {
-            if (path.startsWith(p.location().match().value())) {
-                return Optional.of(p);
+        for (int i = 0; i < prefixes.length; i++) {
+            if (path.startsWith(prefixValues[i])) {
+                return prefixes[i];
             }
         }
-        return Optional.empty();
+        return null;
     }
 
     /** Locations in match order, for the start-up log. */
     public List<Route> routes() {
         List<Route> all = new ArrayList<>(exact.values());
         regexes.forEach(rr -> all.add(rr.route));
-        all.addAll(prefixes);
+        all.addAll(List.of(prefixes));
         all.sort(Comparator.comparing((Route r) -> r.location().match().kind() != Kind.EXACT));
         return all;
     }

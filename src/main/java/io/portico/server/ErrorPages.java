@@ -9,10 +9,12 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import io.portico.route.ResponseHeaders;
 import java.nio.charset.StandardCharsets;
 
 /** Every error response Portico sends is built here: a small HTML page, or plain text when the client prefers it. */
 public final class ErrorPages {
+
     private ErrorPages() {}
 
     /**
@@ -27,7 +29,7 @@ public final class ErrorPages {
                         + "</h1><hr><p>portico</p></body></html>\n"
                 : text + "\n";
         ByteBuf content = Unpooled.wrappedBuffer(body.getBytes(StandardCharsets.UTF_8));
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content, ResponseHeaders.HEADERS, ResponseHeaders.NO_TRAILERS);
         HttpHeaders h = response.headers();
         h.set(HttpHeaderNames.SERVER, "portico");
         h.set(HttpHeaderNames.DATE, HttpDates.now());

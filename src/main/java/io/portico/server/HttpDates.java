@@ -1,5 +1,6 @@
 package io.portico.server;
 
+import io.netty.util.AsciiString;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -12,16 +13,17 @@ final class HttpDates {
     private static final ThreadLocal<HttpDates> PER_THREAD = ThreadLocal.withInitial(HttpDates::new);
 
     private long second = -1;
-    private String value = "";
+    private AsciiString value = AsciiString.EMPTY_STRING;
 
-    static String now() {
+    static AsciiString now() {
         return PER_THREAD.get().current(System.currentTimeMillis() / 1000);
     }
 
-    private String current(long nowSecond) {
+    private AsciiString current(long nowSecond) {
         if (nowSecond != second) {
             second = nowSecond;
-            value = DateTimeFormatter.RFC_1123_DATE_TIME.format(Instant.ofEpochSecond(nowSecond).atOffset(ZoneOffset.UTC));
+            value = new AsciiString(
+                    DateTimeFormatter.RFC_1123_DATE_TIME.format(Instant.ofEpochSecond(nowSecond).atOffset(ZoneOffset.UTC)));
         }
         return value;
     }

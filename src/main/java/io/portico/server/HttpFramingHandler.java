@@ -17,7 +17,9 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
-import java.util.List;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import java.util.Iterator;
+import java.util.Map;
 
 /**
  * Refuses requests whose framing or head is in doubt, before anything routes them: each gets its status (400,
@@ -109,23 +111,41 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
         if (h.size() > maxHeaderCount) {
             return HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
         }
-        List<String> hosts = h.getAll(HttpHeaderNames.HOST);
-        if (hosts.size() > 1 || (version.equals(HttpVersion.HTTP_1_1) && hosts.isEmpty())) {
-            return HttpResponseStatus.BAD_REQUEST;
-        }
-        List<String> te = h.getAll(HttpHeaderNames.TRANSFER_ENCODING);
-        if (!te.isEmpty()) {
-            // Only exactly "chunked", once, on HTTP/1.1: every other spelling is a smuggling vector.
-            if (te.size() != 1 || !te.get(0).equals("chunked") || version.equals(HttpVersion.HTTP_1_0)) {
-                return HttpResponseStatus.BAD_REQUEST;
+        // One pass over the fields, counting the three that frame a request.
+        int hosts = 0;
+        int encodings = 0;
+        int lengths = 0;
+        CharSequence host = null;
+        CharSequence encoding = null;
+        CharSequence length = null;
+        Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence();
+        while (it.hasNext()) {
+            Map.Entry<CharSequence, CharSequence> e = it.next();
+            CharSequence name = e.getKey();
+            if (HttpHeaderNames.HOST.contentEqualsIgnoreCase(name)) {
+                hosts++;
+                host = e.getValue();
+            } else if (HttpHeaderNames.TRANSFER_ENCODING.contentEqualsIgnoreCase(name)) {
+                encodings++;
+                encoding = e.getValue();
+            } else if (HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(name)) {
+                lengths++;
+                length = e.getValue();
             }
         }
-        List<String> lengths = h.getAll(HttpHeaderNames.CONTENT_LENGTH);
-        if (lengths.size() > 1) {
+        if (hosts > 1 || (hosts == 0 && version.equals(HttpVersion.HTTP_1_1))) {
             return HttpResponseStatus.BAD_REQUEST;
         }
-        if (lengths.size() == 1) {
-            String cl = lengths.get(0);
+        // Only exactly "chunked", once, on HTTP/1.1: every other spelling is a smuggling vector.
+        if (encodings > 1 || (encodings == 1
+                && (!HttpHeaderValues.CHUNKED.contentEquals(encoding) || version.equals(HttpVersion.HTTP_1_0)))) {
+            return HttpResponseStatus.BAD_REQUEST;
+        }
+        if (lengths > 1) {
+            return HttpResponseStatus.BAD_REQUEST;
+        }
+        if (lengths == 1) {
+            String cl = length.toString();
             if (cl.isEmpty() || cl.length() > 18 || !cl.chars().allMatch(c -> c >= '0' && c <= '9')) {
                 return HttpResponseStatus.BAD_REQUEST;
             }
@@ -134,22 +154,22 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
             }
         }
         String uri = request.uri();
-        if (uri.isEmpty() || !(uri.charAt(0) == '/' || uri.equals("*") || absoluteFormMatchesHost(uri, hosts))) {
+        if (uri.isEmpty() || !(uri.charAt(0) == '/' || uri.equals("*") || absoluteFormMatchesHost(uri, host))) {
             return HttpResponseStatus.BAD_REQUEST;
         }
         return null;
     }
 
     /** An absolute-form target is allowed only when its authority is the Host header (RFC 9112 3.2.2). */
-    private static boolean absoluteFormMatchesHost(String uri, List<String> hosts) {
+    private static boolean absoluteFormMatchesHost(String uri, CharSequence host) {
         String lower = uri.length() > 8 ? uri.substring(0, 8).toLowerCase() : uri.toLowerCase();
         int start = lower.startsWith("http://") ? 7 : lower.startsWith("https://") ? 8 : -1;
-        if (start < 0 || hosts.size() != 1) {
+        if (start < 0 || host == null) {
             return false;
         }
         int end = uri.indexOf('/', start);
         String authority = end < 0 ? uri.substring(start) : uri.substring(start, end);
-        return authority.equalsIgnoreCase(hosts.get(0));
+        return authority.equalsIgnoreCase(host.toString());
     }
 
     private static void reject(ChannelHandlerContext ctx, HttpResponseStatus status) {

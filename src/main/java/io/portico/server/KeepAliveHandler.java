@@ -9,10 +9,10 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 
@@ -23,6 +23,8 @@ import java.util.ArrayDeque;
  * {@code Connection} header; the connection closes after a response that says close.
  */
 final class KeepAliveHandler extends ChannelDuplexHandler {
+    private static final AsciiString SERVER = AsciiString.cached("portico");
+
     private final int maxRequests;
     private final ServerState state;
     private final ArrayDeque<Object> waiting = new ArrayDeque<>();
@@ -99,23 +101,22 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
 
     private void prepare(HttpResponse response) {
         HttpHeaders h = response.headers();
-        h.set(HttpHeaderNames.SERVER, "portico");
+        h.set(HttpHeaderNames.SERVER, SERVER);
         h.set(HttpHeaderNames.DATE, HttpDates.now());
-        if (h.containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)) {
+        String connection = h.get(HttpHeaderNames.CONNECTION);
+        if (connection != null && HttpHeaderValues.CLOSE.contentEqualsIgnoreCase(connection)) {
             keepAlive = false;
         }
         // Without a length or chunking the body ends only when the connection does.
-        boolean delimited = HttpUtil.isContentLengthSet(response) || HttpUtil.isTransferEncodingChunked(response)
-                || response.status().equals(HttpResponseStatus.NO_CONTENT)
-                || response.status().equals(HttpResponseStatus.NOT_MODIFIED);
-        if (!delimited) {
+        if (keepAlive && !h.contains(HttpHeaderNames.CONTENT_LENGTH) && !HttpUtil.isTransferEncodingChunked(response)
+                && response.status().code() != 204 && response.status().code() != 304) {
             keepAlive = false;
         }
         if (!keepAlive) {
             h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         } else if (http10) {
             h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
-        } else {
+        } else if (connection != null) {
             h.remove(HttpHeaderNames.CONNECTION);
         }
     }

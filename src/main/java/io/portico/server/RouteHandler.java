@@ -10,7 +10,6 @@ import io.netty.util.ReferenceCountUtil;
 import io.portico.route.ClientExchange;
 import io.portico.route.Route;
 import io.portico.route.Router;
-import java.util.Optional;
 
 /** Matches each request to its location; a request no location matches gets 404 and its body is released. */
 final class RouteHandler extends ChannelInboundHandlerAdapter {
@@ -25,15 +24,15 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof HttpRequest) {
             RequestContext rc = (RequestContext) ctx.channel().attr(ClientExchange.KEY).get();
-            Optional<Route> route = router.match(rc.rawPath());
-            if (route.isEmpty()) {
+            Route route = router.match(rc.rawPath());
+            if (route == null) {
                 discarding = !(msg instanceof LastHttpContent);
                 ReferenceCountUtil.release(msg);
                 rc.sendError(HttpResponseStatus.NOT_FOUND);
                 return;
             }
             discarding = false;
-            rc.route(route.get());
+            rc.route(route);
         } else if (discarding && msg instanceof HttpContent) {
             discarding = !(msg instanceof LastHttpContent);
             ReferenceCountUtil.release(msg);

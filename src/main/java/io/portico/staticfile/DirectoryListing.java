@@ -3,7 +3,6 @@ package io.portico.staticfile;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
@@ -33,7 +32,7 @@ final class DirectoryListing {
             // a fresh buffer: the codec releases it after the write
             ByteBuf body = head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(bytes);
             FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, body,
-                    FileSender.HEADERS, DefaultHttpHeadersFactory.trailersFactory());
+                    FileSender.HEADERS, io.portico.route.ResponseHeaders.NO_TRAILERS);
             response.headers()
                     .set(HttpHeaderNames.CONTENT_TYPE, "text/html; charset=utf-8")
                     .set(HttpHeaderNames.CONTENT_LENGTH, bytes.length);

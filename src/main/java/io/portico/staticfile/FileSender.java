@@ -6,7 +6,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -20,6 +19,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.stream.ChunkedNioFile;
 import io.netty.util.AsciiString;
 import io.portico.staticfile.Preconditions.Decision;
+import io.portico.route.ResponseHeaders;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 
@@ -30,9 +30,9 @@ import java.nio.channels.FileChannel;
  */
 final class FileSender {
     /** Header values here are built from validated metadata, so per-request validation would only cost time. */
-    static final HttpHeadersFactory HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
+    static final HttpHeadersFactory HEADERS = ResponseHeaders.HEADERS;
 
-    private static final HttpHeadersFactory TRAILERS = DefaultHttpHeadersFactory.trailersFactory();
+    private static final HttpHeadersFactory TRAILERS = ResponseHeaders.NO_TRAILERS;
     private static final int CHUNK_SIZE = 16 * 1024;
     private static final AsciiString VARY_ACCEPT_ENCODING = AsciiString.cached("Accept-Encoding");
 
