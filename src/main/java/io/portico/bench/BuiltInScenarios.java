@@ -5,10 +5,6 @@ import java.io.PrintWriter;
 import java.io.Writer;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -91,7 +87,9 @@ public final class BuiltInScenarios {
         Path conf = workDir.resolve("portico.conf");
         Files.writeString(conf, porticoConf(portico, app, staticDir));
         List<String> appCmd = new ArrayList<>(javaCommand);
-        appCmd.addAll(List.of(mainClass, "demo-app", "--listen", "127.0.0.1:" + app, "--workers", "2"));
+        // The app serves the very file Portico serves, so both sides do the same work and the probe agrees.
+        appCmd.addAll(List.of(mainClass, "demo-app", "--listen", "127.0.0.1:" + app, "--workers", "2",
+                "--root", staticDir.toString()));
         List<String> serveCmd = new ArrayList<>(javaCommand);
         serveCmd.addAll(List.of(mainClass, "serve", "--conf", conf.toString()));
         try (ManagedProcess appProcess = ManagedProcess.start("demo-app", appCmd, workDir.resolve("demo-app.log"));
@@ -100,7 +98,6 @@ public final class BuiltInScenarios {
             appProcess.awaitPort(app, READY);
             porticoProcess.awaitPort(portico, READY);
             String direct = "http://127.0.0.1:" + app;
-            copyAppFile(direct + "/files/x", staticDir.resolve("x"));
             String proxied = "http://127.0.0.1:" + portico;
             List<Row> rows = new ArrayList<>();
             rows.add(new Row("static file: app /files/x vs Portico /static/x",
@@ -118,19 +115,6 @@ public final class BuiltInScenarios {
             rows.add(new Row("others' latency while one client floods at 10x its limit (A: no limit, B: limited)",
                     flood(proxied), List.of(CompareMetric.P99, CompareMetric.P50, CompareMetric.AVAILABILITY)));
             return table(rows);
-        }
-    }
-
-    /** Portico must serve the very bytes the app serves, or the probe (rightly) refuses the ratio. */
-    private void copyAppFile(String url, Path to) throws IOException, InterruptedException {
-        HttpResponse<byte[]> r = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofByteArray());
-        if (r.statusCode() == 200) {
-            Files.write(to, r.body());
-        } else if (notices != null) {
-            notices.printf("warning: the demo app answered %d for %s; /static/x stays a 4 KiB file%n",
-                    r.statusCode(), url);
         }
     }
 
