@@ -1,5 +1,7 @@
 package io.portico.ratelimit;
 
+import io.portico.route.Route;
+import io.portico.testing.FakeClientExchange;
 import static io.portico.ratelimit.Zones.SECOND;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,7 +35,7 @@ class LimitsAcrossZonesTest {
 
     private static EmbeddedChannel channel(RateLimits limits, LocationConfig location, String ip) {
         EmbeddedChannel channel = new EmbeddedChannel(limits.newHandler());
-        channel.attr(ClientExchange.KEY).set(new FakeClient(channel, location, ip));
+        channel.attr(ClientExchange.KEY).set(new FakeClientExchange(channel, new Route(location, null)).client(ip));
         return channel;
     }
 
@@ -153,8 +155,8 @@ class LimitsAcrossZonesTest {
         assertThat(waiting.finishAndReleaseAll()).isFalse();
     }
 
-    private static FakeClient client(EmbeddedChannel channel) {
-        return (FakeClient) channel.attr(ClientExchange.KEY).get();
+    private static FakeClientExchange client(EmbeddedChannel channel) {
+        return (FakeClientExchange) channel.attr(ClientExchange.KEY).get();
     }
 
     private static Object inbound(EmbeddedChannel channel) {

@@ -1,5 +1,7 @@
 package io.portico.ratelimit;
 
+import io.portico.route.Route;
+import io.portico.testing.FakeClientExchange;
 import static io.portico.ratelimit.Zones.SECOND;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -121,7 +123,7 @@ class RateLimitLoopbackTest {
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (msg instanceof HttpRequest) {
                 Channel channel = ctx.channel();
-                channel.attr(ClientExchange.KEY).set(new FakeClient(channel, location, "127.0.0.1"));
+                channel.attr(ClientExchange.KEY).set(new FakeClientExchange(channel, new Route(location, null)).client("127.0.0.1"));
             }
             ctx.fireChannelRead(msg);
         }

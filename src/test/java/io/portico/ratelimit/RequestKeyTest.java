@@ -1,5 +1,7 @@
 package io.portico.ratelimit;
 
+import io.portico.route.Route;
+import io.portico.testing.FakeClientExchange;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -16,7 +18,7 @@ class RequestKeyTest {
     private final HttpRequest request = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/a");
 
     private ClientKey key(String spec, int ipv6Prefix, String ip) {
-        FakeClient client = new FakeClient(channel, Configs.location(List.of(), List.of()), ip).path("/a");
+        FakeClientExchange client = new FakeClientExchange(channel, new Route(Configs.location(List.of(), List.of()), null)).client(ip).path("/a");
         return RequestKey.parse("rate-limits.z", spec, ipv6Prefix).of(client, request);
     }
 

@@ -1,5 +1,7 @@
 package io.portico.ratelimit;
 
+import io.portico.route.Route;
+import io.portico.testing.FakeClientExchange;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
@@ -52,7 +54,7 @@ public class ZoneDecisionBenchmark {
     private ZoneStore zone;
     private ClientKey[] keys;
     private RequestKey requestKey;
-    private FakeClient[] requests;
+    private FakeClientExchange[] requests;
     private HttpRequest request;
 
     @Setup
@@ -63,7 +65,7 @@ public class ZoneDecisionBenchmark {
         // As in production (RateLimits.create): cache maintenance off the request thread.
         zone = StoreKind.valueOf(store).create(config, NanoClock.SYSTEM, ForkJoinPool.commonPool());
         keys = new ClientKey[clients];
-        requests = new FakeClient[1024];
+        requests = new FakeClientExchange[1024];
         EmbeddedChannel channel = new EmbeddedChannel();
         for (int i = 0; i < clients; i++) {
             keys[i] = ClientKey.ipv4(0x0a000000 + i * 7919 % 0xffffff);
@@ -71,7 +73,7 @@ public class ZoneDecisionBenchmark {
         }
         for (int i = 0; i < requests.length; i++) {
             String ip = "10." + (i >> 8) + "." + (i & 0xff) + ".1";
-            requests[i] = new FakeClient(channel, Configs.location(List.of(), List.of()), ip);
+            requests[i] = new FakeClientExchange(channel, new Route(Configs.location(List.of(), List.of()), null)).client(ip);
         }
         requestKey = RequestKey.parse("allips", "client-ip", 64);
         request = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/");

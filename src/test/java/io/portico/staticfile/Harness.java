@@ -1,5 +1,6 @@
 package io.portico.staticfile;
 
+import io.portico.testing.FakeClientExchange;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.FileRegion;
@@ -86,7 +87,7 @@ final class Harness implements AutoCloseable {
         int query = uri.indexOf('?');
         String rawPath = query < 0 ? uri : uri.substring(0, query);
         Route route = new Route(location("/", target(Path.of("/"))), responder);
-        return responder.open(new FakeClient(channel, route, rawPath, secure), request);
+        return responder.open(new FakeClientExchange(channel, route).path(rawPath).secure(secure), request);
     }
 
     /** A whole request: head, empty body, then every queued task until nothing is left. */

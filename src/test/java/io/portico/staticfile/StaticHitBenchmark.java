@@ -1,5 +1,6 @@
 package io.portico.staticfile;
 
+import io.portico.testing.FakeClientExchange;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
@@ -53,7 +54,7 @@ public class StaticHitBenchmark {
     StaticFiles files;
     Responder responder;
     EmbeddedChannel channel;
-    FakeClient client;
+    FakeClientExchange client;
     HttpRequest request = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/static/1k.txt");
 
     @Setup(Level.Trial)
@@ -67,8 +68,7 @@ public class StaticHitBenchmark {
         files = StaticFiles.create(config, Runnable::run, System::nanoTime, java.time.Clock.systemUTC());
         responder = files.responder(Harness.location("/static/", target), target, name -> null);
         channel = encode ? new EmbeddedChannel(new HttpResponseEncoder()) : new EmbeddedChannel();
-        client = new FakeClient(channel, new Route(Harness.location("/static/", target), responder), "/static/1k.txt",
-                false);
+        client = new FakeClientExchange(channel, new Route(Harness.location("/static/", target), responder)).path("/static/1k.txt").secure(false);
     }
 
     @Benchmark

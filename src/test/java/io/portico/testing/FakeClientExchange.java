@@ -1,4 +1,4 @@
-package io.portico.staticfile;
+package io.portico.testing;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -13,19 +13,36 @@ import io.portico.route.RequestLog;
 import io.portico.route.Route;
 import java.net.InetSocketAddress;
 
-/** A ClientExchange over an EmbeddedChannel; sendError writes a bodiless FullHttpResponse like the server would. */
-final class FakeClient implements ClientExchange {
+/**
+ * The server's side of one request for handler and responder tests over an EmbeddedChannel: a fixed client
+ * address, and a sendError that writes a bodiless response the way the server's error pages end a response.
+ */
+public final class FakeClientExchange implements ClientExchange {
     private final Channel channel;
     private final Route route;
-    private final String rawPath;
-    private final boolean secure;
     private final RequestLog log = new RequestLog();
+    private String rawPath = "/";
+    private InetSocketAddress address = new InetSocketAddress("127.0.0.1", 40000);
+    private boolean secure;
 
-    FakeClient(Channel channel, Route route, String rawPath, boolean secure) {
+    public FakeClientExchange(Channel channel, Route route) {
         this.channel = channel;
         this.route = route;
-        this.rawPath = rawPath;
+    }
+
+    public FakeClientExchange path(String path) {
+        this.rawPath = path;
+        return this;
+    }
+
+    public FakeClientExchange client(String ip) {
+        this.address = new InetSocketAddress(ip, 40000);
+        return this;
+    }
+
+    public FakeClientExchange secure(boolean secure) {
         this.secure = secure;
+        return this;
     }
 
     @Override
@@ -45,12 +62,12 @@ final class FakeClient implements ClientExchange {
 
     @Override
     public InetSocketAddress clientAddress() {
-        return new InetSocketAddress("127.0.0.1", 40000);
+        return address;
     }
 
     @Override
     public InetSocketAddress peerAddress() {
-        return clientAddress();
+        return address;
     }
 
     @Override
