@@ -1,0 +1,32 @@
+package io.portico.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.portico.config.ConfigLoader;
+import io.portico.config.PorticoConfig;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+class ConfigWarningsTest {
+    private static PorticoConfig config(String trusted) throws Exception {
+        return ConfigLoader.parse("portico { trusted-proxies = " + trusted
+                + ", rate-limits { a { rate = 5r/s } }, locations = [ { path = \"/\", return = 204, rate-limit = a } ] }",
+                "w.conf", Path.of("."));
+    }
+
+    @Test
+    void warnsWhenOneTrustedHostCouldBeRateLimitedAsEveryone() throws Exception {
+        assertThat(ConfigWarnings.of(config("[\"10.0.0.5\"]")))
+                .singleElement().asString().contains("rate-limiting your load balancer");
+    }
+
+    @Test
+    void warnsWhenEveryoneIsTrusted() throws Exception {
+        assertThat(ConfigWarnings.of(config("[\"0.0.0.0/0\"]"))).singleElement().asString().contains("/0");
+    }
+
+    @Test
+    void staysQuietForANetworkOfProxies() throws Exception {
+        assertThat(ConfigWarnings.of(config("[\"10.0.0.0/8\"]"))).isEmpty();
+    }
+}
