@@ -29,10 +29,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * behaviors are malformed on purpose.
  */
 final class RecordingUpstream implements AutoCloseable {
-    /** How one accepted connection is served. */
+    /** How one request is answered; read anew for every request, so a change applies to open connections too. */
     @FunctionalInterface
     interface Behavior {
-        void serve(Conn conn) throws IOException;
+        void answer(Conn conn, Request request) throws IOException;
     }
 
     /** A request as the upstream read it: its head text and the SHA-256 and length of its decoded body. */
@@ -106,10 +106,13 @@ final class RecordingUpstream implements AutoCloseable {
                 SocketChannel ch = listener.accept();
                 connections.incrementAndGet();
                 open.add(ch);
-                Behavior b = behavior;
                 Thread t = new Thread(() -> {
                     try (ch) {
-                        b.serve(new Conn(ch));
+                        Conn conn = new Conn(ch);
+                        Request r;
+                        while (ch.isOpen() && (r = conn.readRequest()) != null) {
+                            behavior.answer(conn, r);
+                        }
                     } catch (IOException ignored) {
                         // the peer went away: what the fault tests provoke
                     } finally {
@@ -136,12 +139,9 @@ final class RecordingUpstream implements AutoCloseable {
     }
 
     /** Keep-alive, 200 with "ok " and the request's body length and SHA-256, for every request. */
-    static void keepAliveOk(Conn c) throws IOException {
-        Request r;
-        while ((r = c.readRequest()) != null) {
-            String body = "ok " + r.bodyLength() + " " + r.bodySha256();
-            c.write("HTTP/1.1 200 OK\r\nContent-Length: " + body.length() + "\r\n\r\n" + body);
-        }
+    static void keepAliveOk(Conn c, Request r) throws IOException {
+        String body = "ok " + r.bodyLength() + " " + r.bodySha256();
+        c.write("HTTP/1.1 200 OK\r\nContent-Length: " + body.length() + "\r\n\r\n" + body);
     }
 
     /** One accepted connection: counting streams, a request reader, raw writes and a reset. */
