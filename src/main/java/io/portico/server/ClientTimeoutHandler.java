@@ -78,8 +78,13 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
     }
 
     void bodyReceived() {
-        phase = Phase.RESPONSE;
-        deadline = NONE;
+        // A location that answers on the head (return, 404, 429) completes the response before the request's
+        // empty last content arrives: the connection is then IDLE and must keep its keep-alive deadline, or it
+        // would never time out.
+        if (phase != Phase.IDLE) {
+            phase = Phase.RESPONSE;
+            deadline = NONE;
+        }
     }
 
     /** The response is complete and the connection stays open: wait for the next request. */
