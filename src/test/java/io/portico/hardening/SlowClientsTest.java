@@ -84,12 +84,11 @@ class SlowClientsTest {
         }
         assertThat(normal()).isEqualTo("small");
         if (target.startsWith("/app/")) {
-            // the upstream connection that carried the abandoned body is not reused
-            int before = upstream.connectionsAccepted();
+            // The proxy goes on serving: with response buffering the abandoned body may have been read (spilled)
+            // whole and its upstream connection rightly reused, so only the answer is asserted here.
             try (RawHttp c = new RawHttp(port)) {
                 assertThat(c.send("GET /app/after HTTP/1.1\r\nHost: x\r\n\r\n").read().text()).startsWith("ok 0 ");
             }
-            assertThat(upstream.connectionsAccepted()).isEqualTo(before + 1);
         }
     }
 
