@@ -305,6 +305,13 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
             return false;
         }
         int code = response.status().code();
+        if (code < 100 || code > 599) {
+            // Netty takes any number; a status outside 1xx-5xx is not HTTP, and relaying it broke the client's
+            // connection without an answer.
+            ReferenceCountUtil.release(response);
+            upstreamBroken("upstream status " + code + " outside 100-599");
+            return false;
+        }
         if (code == 101) {
             if (websocket) {
                 WebSocketRelay.upgrade(this, response);

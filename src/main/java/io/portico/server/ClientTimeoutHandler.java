@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.FileRegion;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
@@ -78,8 +80,13 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
     }
 
     void bodyReceived() {
-        phase = Phase.RESPONSE;
-        deadline = NONE;
+        // A location that answers on the head (return, 404, 429) completes the response before the request's
+        // empty last content arrives: the connection is then IDLE and must keep its keep-alive deadline, or it
+        // would never time out.
+        if (phase != Phase.IDLE) {
+            phase = Phase.RESPONSE;
+            deadline = NONE;
+        }
     }
 
     /** The response is complete and the connection stays open: wait for the next request. */
@@ -100,6 +107,34 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
             sendTimer = ctx.executor().schedule(() -> ctx.close(), sendNanos, TimeUnit.NANOSECONDS);
         }
         ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (msg instanceof FileRegion region) {
+            // Netty counts a FileRegion as 0 pending bytes, so sendfile never makes the channel unwritable and
+            // the writability timer above never starts: a client that stops reading a large static file would
+            // hold its connection (and the open file) for ever. Watch the region's progress instead.
+            ctx.executor().schedule(() -> checkProgress(ctx, region, promise, -1), sendNanos, TimeUnit.NANOSECONDS);
+        }
+        ctx.write(msg, promise);
+    }
+
+    private void checkProgress(ChannelHandlerContext ctx, FileRegion region, ChannelPromise promise, long before) {
+        long now;
+        try {
+            now = region.transferred();
+        } catch (io.netty.util.IllegalReferenceCountException released) {
+            return; // written (or failed) and released
+        }
+        if (promise.isDone() || !ctx.channel().isActive() || now >= region.count()) {
+            return;
+        }
+        if (now == before) {
+            ctx.close();
+            return;
+        }
+        ctx.executor().schedule(() -> checkProgress(ctx, region, promise, now), sendNanos, TimeUnit.NANOSECONDS);
     }
 
     @Override

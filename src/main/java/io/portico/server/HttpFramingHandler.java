@@ -34,6 +34,10 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
     private boolean rejected;
     /** A response to the current request has begun: a later framing error can only close the connection. */
     private boolean responding;
+    /** Requests passed on whose response has not ended yet (pipelined ones wait above, in the keep-alive stage). */
+    private int outstanding;
+    /** The refusal of a pipelined request, held until the responses to the requests before it have gone out. */
+    private HttpResponseStatus deferred;
 
     HttpFramingHandler(int maxHeaderCount, long maxBodySize) {
         this.maxHeaderCount = maxHeaderCount;
@@ -53,6 +57,11 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
                 ReferenceCountUtil.release(msg);
                 if (responding && !(msg instanceof HttpRequest)) {
                     ctx.close();
+                } else if (msg instanceof HttpRequest && outstanding > 0) {
+                    // A bad request pipelined behind good ones: answering now would put its error ahead of their
+                    // responses (the client would take it for the first one's) and lose them when we close.
+                    ctx.channel().config().setAutoRead(false);
+                    deferred = status;
                 } else {
                     reject(ctx, status);
                 }
@@ -60,6 +69,7 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
             }
             if (msg instanceof HttpRequest) {
                 responding = false;
+                outstanding++;
             }
         }
         ctx.fireChannelRead(msg);
@@ -71,6 +81,11 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
             responding = true;
         }
         ctx.write(msg, promise);
+        if (HttpMessages.endsResponse(msg) && outstanding > 0 && --outstanding == 0 && deferred != null) {
+            HttpResponseStatus status = deferred;
+            deferred = null;
+            reject(ctx, status);
+        }
     }
 
     /** The status that refuses {@code msg}, or null when it may go on. */

@@ -6,7 +6,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.portico.config.UpstreamConfig;
 import java.util.ArrayDeque;
@@ -48,7 +47,7 @@ public final class LoopConnections {
         ArrayDeque<UpstreamConnection> q = idle.get(server.index());
         for (UpstreamConnection c; (c = q.pollFirst()) != null; ) {
             c.idleTimer.cancel(false);
-            if (c.channel().isActive()) {
+            if (c.channel().isActive() && !c.desynchronised()) {
                 return c;
             }
             c.channel().close();
@@ -75,7 +74,7 @@ public final class LoopConnections {
                 HttpDecoderConfig decoder = new HttpDecoderConfig()
                         .setMaxInitialLineLength(MAX_INITIAL_LINE)
                         .setMaxHeaderSize(MAX_HEADER_SIZE);
-                ch.pipeline().addLast("http", new HttpClientCodec(decoder, false, false));
+                ch.pipeline().addLast("http", new UpstreamCodec(decoder));
                 ch.pipeline().addLast("upstream", c.new Handler());
             }
         });

@@ -59,11 +59,21 @@ public final class UpstreamConnection {
     /** Returns the connection to the idle pool when {@code reusable} and the pool has room, else closes it. */
     public void release(boolean reusable) {
         listener = null;
-        if (reusable && channel.isActive()) {
+        if (reusable && channel.isActive() && !desynchronised()) {
             owner.offer(this);
         } else {
             channel.close();
         }
+    }
+
+    /**
+     * Bytes received beyond the end of the last response (more than its Content-Length, or anything sent while
+     * idle): the upstream and we disagree on where a response ends, and reusing the connection would hand those
+     * bytes to the next request as its response.
+     */
+    boolean desynchronised() {
+        UpstreamCodec codec = channel.pipeline().get(UpstreamCodec.class);
+        return codec == null || codec.hasLeftover();
     }
 
     /** Detaches and closes: for a request that went wrong or was cancelled. */
@@ -76,6 +86,7 @@ public final class UpstreamConnection {
     final class Handler extends ChannelInboundHandlerAdapter {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            // Anything decoded while idle answers no request: the connection is closed below.
             Listener l = listener;
             if (l != null && msg instanceof HttpObject http) {
                 l.onMessage(http);

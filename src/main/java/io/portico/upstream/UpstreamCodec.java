@@ -1,0 +1,73 @@
+package io.portico.upstream;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.CombinedChannelDuplexHandler;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpRequestEncoder;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseDecoder;
+import java.util.ArrayDeque;
+import java.util.List;
+
+/**
+ * The HTTP/1.1 client codec of an upstream connection: Netty's {@code HttpClientCodec} minus CONNECT, plus the
+ * one thing a keep-alive pool must know and that codec hides: whether bytes beyond the end of the response are
+ * waiting in the decoder ({@link #hasLeftover()}). An upstream that sends more than its Content-Length (or
+ * anything after the response) has desynchronised; reusing the connection would hand those bytes to the next
+ * request as (part of) its response. Also, unlike {@code HttpClientCodec}, an interim 103 does not consume the
+ * request method, so the final response to a HEAD still has no body.
+ */
+final class UpstreamCodec extends CombinedChannelDuplexHandler<UpstreamCodec.Decoder, UpstreamCodec.Encoder> {
+
+    UpstreamCodec(HttpDecoderConfig config) {
+        ArrayDeque<HttpMethod> methods = new ArrayDeque<>();
+        init(new Decoder(config, methods), new Encoder(methods));
+    }
+
+    /** Bytes received but not yet decoded: at the end of a response, the sign of a desynchronised upstream. */
+    boolean hasLeftover() {
+        return inboundHandler().leftover() > 0;
+    }
+
+    static final class Encoder extends HttpRequestEncoder {
+        private final ArrayDeque<HttpMethod> methods;
+
+        Encoder(ArrayDeque<HttpMethod> methods) {
+            this.methods = methods;
+        }
+
+        @Override
+        protected void encode(ChannelHandlerContext ctx, Object msg, List<Object> out) throws Exception {
+            if (msg instanceof HttpRequest request) {
+                methods.add(request.method());
+            }
+            super.encode(ctx, msg, out);
+        }
+    }
+
+    static final class Decoder extends HttpResponseDecoder {
+        private final ArrayDeque<HttpMethod> methods;
+
+        Decoder(HttpDecoderConfig config, ArrayDeque<HttpMethod> methods) {
+            super(config);
+            this.methods = methods;
+        }
+
+        int leftover() {
+            return actualReadableBytes();
+        }
+
+        @Override
+        protected boolean isContentAlwaysEmpty(HttpMessage msg) {
+            int code = ((HttpResponse) msg).status().code();
+            if (code >= 100 && code < 200) {
+                return super.isContentAlwaysEmpty(msg); // interim: the final response is still to come
+            }
+            HttpMethod method = methods.poll();
+            return HttpMethod.HEAD.equals(method) || super.isContentAlwaysEmpty(msg);
+        }
+    }
+}
