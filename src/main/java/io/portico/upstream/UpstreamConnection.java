@@ -30,6 +30,9 @@ public final class UpstreamConnection {
     private final LoopConnections owner;
     private Listener listener;
     private int uses;
+    /** Owned by {@link LoopConnections}: in its idle pool, since when, and its idle timer (null when none). */
+    boolean idle;
+    long idleSinceNanos;
     ScheduledFuture<?> idleTimer;
 
     UpstreamConnection(Channel channel, UpstreamServer server, LoopConnections owner) {
