@@ -25,7 +25,7 @@ final class Attempt {
     private UpstreamConnection connection;
     private long startNanos;
     private boolean requestSent;
-    private ScheduledFuture<?> readTimer;
+    private boolean readWatched;
     private ScheduledFuture<?> sendTimer;
     private long lastRead;
     private boolean readPaused;
@@ -118,26 +118,30 @@ final class Attempt {
         return requestSent;
     }
 
-    /** {@code readTimeout} between two reads, not counting time the proxy itself stopped reading. */
+    /**
+     * {@code readTimeout} between two reads, not counting time the proxy itself stopped reading. The timer is the
+     * connection's (see {@link UpstreamConnection#watch}), so a request on a kept-alive connection schedules none.
+     */
     void armReadTimer(long timeoutNanos, Runnable timedOut) {
         lastRead = System.nanoTime();
-        if (readTimer == null && !ended) {
-            readTimer = loop.schedule(() -> readTimerFired(timeoutNanos, timedOut), timeoutNanos, TimeUnit.NANOSECONDS);
-        }
-    }
-
-    private void readTimerFired(long timeoutNanos, Runnable timedOut) {
-        if (ended) {
+        if (readWatched || ended || connection == null) {
             return;
         }
-        long idle = System.nanoTime() - lastRead;
-        if (readPaused || idle < timeoutNanos) {
-            long delay = readPaused ? timeoutNanos : timeoutNanos - idle;
-            readTimer = loop.schedule(() -> readTimerFired(timeoutNanos, timedOut), delay, TimeUnit.NANOSECONDS);
-            return;
-        }
-        readTimer = null;
-        timedOut.run();
+        readWatched = true;
+        UpstreamConnection c = connection;
+        c.watch(() -> {
+            if (ended) {
+                return 0;
+            }
+            long idle = System.nanoTime() - lastRead;
+            if (readPaused || idle < timeoutNanos) {
+                return readPaused ? timeoutNanos : timeoutNanos - idle;
+            }
+            readWatched = false;
+            c.unwatch();
+            timedOut.run();
+            return 0;
+        }, timeoutNanos);
     }
 
     void readSomething() {
@@ -145,7 +149,7 @@ final class Attempt {
     }
 
     boolean readTimerArmed() {
-        return readTimer != null;
+        return readWatched;
     }
 
     void readPaused(boolean paused) {
@@ -180,6 +184,9 @@ final class Attempt {
     /** Takes the connection out (for the WebSocket relay) and ends the attempt without closing it. */
     UpstreamConnection detach() {
         UpstreamConnection c = connection;
+        if (readWatched && c != null) {
+            c.unwatch(); // the relay has its own idle timer
+        }
         connection = null;
         end(false);
         return c;
@@ -191,8 +198,8 @@ final class Attempt {
             return;
         }
         ended = true;
-        if (readTimer != null) {
-            readTimer.cancel(false);
+        if (readWatched && connection != null) {
+            connection.unwatch();
         }
         sendProgressed();
         if (connection != null) {

@@ -12,7 +12,7 @@ import io.portico.config.LocationConfig;
 import io.portico.config.UpstreamAddress;
 import io.portico.route.ClientExchange;
 import java.net.Inet6Address;
-import java.net.InetSocketAddress;
+import java.net.InetAddress;
 import java.util.Map;
 
 /**
@@ -79,10 +79,13 @@ final class ForwardedRequest {
 
     private static void forwarding(ClientExchange client, HttpHeaders out, HttpHeaders src, String host) {
         boolean trusted = client.fromTrustedProxy();
-        String peer = client.peerAddress().getAddress().getHostAddress();
+        // Formatting an address allocates: format the peer once, and the client again only when it differs.
+        InetAddress peerAddress = client.peerAddress().getAddress();
+        String peer = peerAddress.getHostAddress();
         String xff = src.get("X-Forwarded-For");
         out.set("X-Forwarded-For", trusted && xff != null && !xff.isBlank() ? xff + ", " + peer : peer);
-        out.set("X-Real-IP", client.clientAddress().getAddress().getHostAddress());
+        InetAddress clientAddress = client.clientAddress().getAddress();
+        out.set("X-Real-IP", clientAddress == peerAddress ? peer : clientAddress.getHostAddress());
         String proto = client.secure() ? "https" : "http";
         String inProto = src.get("X-Forwarded-Proto");
         out.set("X-Forwarded-Proto", trusted && inProto != null ? inProto : proto);
@@ -94,7 +97,7 @@ final class ForwardedRequest {
         } else {
             out.remove("X-Forwarded-Host");
         }
-        StringBuilder element = new StringBuilder("for=").append(node(client.peerAddress()));
+        StringBuilder element = new StringBuilder("for=").append(node(peerAddress, peer));
         if (host != null) {
             element.append(";host=\"").append(host.replace("\"", "")).append('"');
         }
@@ -104,9 +107,8 @@ final class ForwardedRequest {
     }
 
     /** RFC 7239 node: IPv6 addresses are bracketed and quoted. */
-    private static String node(InetSocketAddress address) {
-        String ip = address.getAddress().getHostAddress();
-        return address.getAddress() instanceof Inet6Address ? "\"[" + ip + "]\"" : ip;
+    private static String node(InetAddress address, String ip) {
+        return address instanceof Inet6Address ? "\"[" + ip + "]\"" : ip;
     }
 
     /** An absolute-form request target (http://host/path) goes upstream as origin-form (/path). */

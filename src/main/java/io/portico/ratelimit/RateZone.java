@@ -1,16 +1,17 @@
 package io.portico.ratelimit;
 
-import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.ReadOnlyHttpHeaders;
+import io.netty.util.AsciiString;
 import io.portico.config.RateLimitZoneConfig;
 import java.util.concurrent.TimeUnit;
 
 /** One {@code rate-limits} zone: its arithmetic, keys, counters, and what it answers when it rejects. */
 final class RateZone {
-    private static final String RATE_LIMIT_POLICY = "RateLimit-Policy";
-    private static final String RATE_LIMIT = "RateLimit";
+    private static final AsciiString RATE_LIMIT_POLICY = AsciiString.cached("RateLimit-Policy");
+    private static final AsciiString RATE_LIMIT = AsciiString.cached("RateLimit");
 
     final RateLimitZoneConfig config;
     final ZoneShape shape;
@@ -22,7 +23,8 @@ final class RateZone {
     final String noteDelayed;
     final String noteRejected;
     final String noteDryRun;
-    private final String policy;
+    private final AsciiString policy;
+    private volatile Rejection lastRejection;
 
     RateZone(RateLimitZoneConfig config, ZoneStore store) {
         this.config = config;
@@ -36,18 +38,34 @@ final class RateZone {
         this.noteRejected = "limit=" + config.name() + ":rejected";
         this.noteDryRun = "limit=" + config.name() + ":dry-run";
         // draft-ietf-httpapi-ratelimit-headers: quota q per window w seconds, here the configured rate.
-        this.policy = '"' + config.name() + "\";q=" + config.requests() + ";w=" + Math.max(1, config.per().toSeconds());
+        this.policy = new AsciiString(
+                '"' + config.name() + "\";q=" + config.requests() + ";w=" + Math.max(1, config.per().toSeconds()));
     }
 
-    /** Retry-After and, unless the zone says {@code headers = false}, the RateLimit-Policy and RateLimit fields. */
+    /**
+     * Retry-After and, unless the zone says {@code headers = false}, the RateLimit-Policy and RateLimit fields.
+     * Read-only, and the same instance while the wait in seconds stays the same: a flood of rejections (nearly
+     * all with the same wait) builds and validates them once, not per response.
+     */
     HttpHeaders rejectionHeaders(long retryNanos) {
         long seconds = Math.max(1, (retryNanos + TimeUnit.SECONDS.toNanos(1) - 1) / TimeUnit.SECONDS.toNanos(1));
-        HttpHeaders headers = new DefaultHttpHeaders();
-        headers.set(HttpHeaderNames.RETRY_AFTER, seconds);
-        if (config.headers()) {
-            headers.set(RATE_LIMIT_POLICY, policy);
-            headers.set(RATE_LIMIT, '"' + config.name() + "\";r=0;t=" + seconds);
+        Rejection last = lastRejection; // shared by the event loops: a race only builds an equal instance twice
+        if (last == null || last.seconds != seconds) {
+            last = new Rejection(seconds, buildHeaders(seconds));
+            lastRejection = last;
         }
-        return headers;
+        return last.headers;
     }
+
+    private HttpHeaders buildHeaders(long seconds) {
+        AsciiString retryAfter = new AsciiString(Long.toString(seconds));
+        if (!config.headers()) {
+            return new ReadOnlyHttpHeaders(true, HttpHeaderNames.RETRY_AFTER, retryAfter);
+        }
+        return new ReadOnlyHttpHeaders(true, HttpHeaderNames.RETRY_AFTER, retryAfter,
+                RATE_LIMIT_POLICY, policy,
+                RATE_LIMIT, new AsciiString('"' + config.name() + "\";r=0;t=" + seconds));
+    }
+
+    private record Rejection(long seconds, HttpHeaders headers) {}
 }

@@ -10,10 +10,25 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.portico.route.ResponseHeaders;
+import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 
 /** Every error response Portico sends is built here: a small HTML page, or plain text when the client prefers it. */
 public final class ErrorPages {
+
+    private static final AsciiString SERVER = AsciiString.cached("portico");
+    private static final AsciiString HTML = AsciiString.cached("text/html; charset=utf-8");
+    private static final AsciiString PLAIN = AsciiString.cached("text/plain; charset=utf-8");
+    /**
+     * Pages by status code (at most a few hundred) and flavour: a page is the same bytes every time, so a flood of
+     * 503s builds none. The reason phrase is kept to tell a standard status from a custom one with the same code.
+     */
+    private static final ConcurrentMap<Integer, Page> HTML_PAGES = new ConcurrentHashMap<>();
+    private static final ConcurrentMap<Integer, Page> PLAIN_PAGES = new ConcurrentHashMap<>();
+
+    private record Page(String reason, ByteBuf body) {}
 
     private ErrorPages() {}
 
@@ -23,17 +38,15 @@ public final class ErrorPages {
      */
     public static FullHttpResponse build(HttpResponseStatus status, String accept, HttpHeaders extra, boolean close) {
         boolean html = accept == null || accept.isEmpty() || accept.contains("text/html") || accept.contains("*/*");
-        String text = status.code() + " " + status.reasonPhrase();
-        String body = html
-                ? "<!DOCTYPE html>\n<html><head><title>" + text + "</title></head>\n<body><h1>" + text
-                        + "</h1><hr><p>portico</p></body></html>\n"
-                : text + "\n";
-        ByteBuf content = Unpooled.wrappedBuffer(body.getBytes(StandardCharsets.UTF_8));
+        // A duplicate of an unreleasable buffer: own indices, and releasing it (the encoder does) frees nothing.
+        Page page = (html ? HTML_PAGES : PLAIN_PAGES)
+                .computeIfAbsent(status.code(), code -> new Page(status.reasonPhrase(), body(status, html)));
+        ByteBuf content = page.reason().equals(status.reasonPhrase()) ? page.body().duplicate() : body(status, html);
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content, ResponseHeaders.HEADERS, ResponseHeaders.NO_TRAILERS);
         HttpHeaders h = response.headers();
-        h.set(HttpHeaderNames.SERVER, "portico");
+        h.set(HttpHeaderNames.SERVER, SERVER);
         h.set(HttpHeaderNames.DATE, HttpDates.now());
-        h.set(HttpHeaderNames.CONTENT_TYPE, html ? "text/html; charset=utf-8" : "text/plain; charset=utf-8");
+        h.set(HttpHeaderNames.CONTENT_TYPE, html ? HTML : PLAIN);
         h.setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());
         if (extra != null) {
             h.add(extra);
@@ -42,6 +55,15 @@ public final class ErrorPages {
             h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
         return response;
+    }
+
+    private static ByteBuf body(HttpResponseStatus status, boolean html) {
+        String text = status.code() + " " + status.reasonPhrase();
+        String body = html
+                ? "<!DOCTYPE html>\n<html><head><title>" + text + "</title></head>\n<body><h1>" + text
+                        + "</h1><hr><p>portico</p></body></html>\n"
+                : text + "\n";
+        return Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(body.getBytes(StandardCharsets.UTF_8)).asReadOnly());
     }
 
     /** A pre-encoded response for places below the HTTP codec (timeouts before a request head is complete). */

@@ -118,8 +118,8 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
         if (!version.equals(HttpVersion.HTTP_1_1) && !version.equals(HttpVersion.HTTP_1_0)) {
             return HttpResponseStatus.BAD_REQUEST;
         }
-        if (!version.text().equals(version.protocolName() + "/" + version.majorVersion() + "." + version.minorVersion())
-                || !version.protocolName().equals("HTTP")) {
+        // Equal to 1.1 or 1.0 means protocol HTTP, major 1: the text must then be exactly that constant's.
+        if (!version.text().equals(HttpVersion.HTTP_1_1.text()) && !version.text().equals(HttpVersion.HTTP_1_0.text())) {
             return HttpResponseStatus.BAD_REQUEST;
         }
         HttpHeaders h = request.headers();

@@ -1,6 +1,7 @@
 package io.portico.staticfile;
 
 import io.netty.handler.codec.DateFormatter;
+import io.netty.util.AsciiString;
 import java.nio.file.Path;
 import java.util.Date;
 
@@ -24,7 +25,20 @@ record FileMeta(
         String etag,
         String lastModified,
         String contentType,
-        FileMeta[] variants) {
+        FileMeta[] variants,
+        HeaderValues values) {
+
+    /**
+     * The header values of a file as the encoder wants them: ASCII bytes made once per cache load, so a cached hit
+     * neither formats its length nor re-encodes its strings.
+     */
+    record HeaderValues(AsciiString length, AsciiString contentType, AsciiString lastModified, AsciiString etag) {
+        static HeaderValues of(long size, String contentType, String lastModified, String etag) {
+            return new HeaderValues(new AsciiString(Long.toString(size)),
+                    contentType == null ? null : new AsciiString(contentType),
+                    new AsciiString(lastModified), new AsciiString(etag));
+        }
+    }
 
     enum Kind {
         FILE,
@@ -33,11 +47,11 @@ record FileMeta(
     }
 
     static FileMeta missing(FileCache.Key key, Path path) {
-        return new FileMeta(Kind.MISSING, key, path, null, 0, 0, null, null, null, null);
+        return new FileMeta(Kind.MISSING, key, path, null, 0, 0, null, null, null, null, null);
     }
 
     static FileMeta directory(FileCache.Key key, Path path, Path real) {
-        return new FileMeta(Kind.DIRECTORY, key, path, real, 0, 0, null, null, null, null);
+        return new FileMeta(Kind.DIRECTORY, key, path, real, 0, 0, null, null, null, null, null);
     }
 
     /** A regular file; the ETag is nginx's: hex mtime seconds, dash, hex size. */
@@ -46,7 +60,8 @@ record FileMeta(
         long seconds = Math.floorDiv(mtimeMillis, 1000L);
         String etag = "\"" + Long.toHexString(seconds) + "-" + Long.toHexString(size) + "\"";
         String lastModified = DateFormatter.format(new Date(seconds * 1000));
-        return new FileMeta(Kind.FILE, key, path, real, size, mtimeMillis, etag, lastModified, contentType, variants);
+        return new FileMeta(Kind.FILE, key, path, real, size, mtimeMillis, etag, lastModified, contentType, variants,
+                HeaderValues.of(size, contentType, lastModified, etag));
     }
 
     /**
@@ -56,7 +71,8 @@ record FileMeta(
      */
     FileMeta asVariant(ContentCoding coding) {
         String tagged = etag.substring(0, etag.length() - 1) + "-" + coding.token + "\"";
-        return new FileMeta(kind, key, path, real, size, mtimeMillis, tagged, lastModified, contentType, null);
+        return new FileMeta(kind, key, path, real, size, mtimeMillis, tagged, lastModified, contentType, null,
+                HeaderValues.of(size, contentType, lastModified, tagged));
     }
 
     boolean isFile() {

@@ -132,8 +132,12 @@ final class FileSender {
     private void entityHeaders(HttpHeaders headers, Representation representation, long start, long length,
             boolean partial) {
         FileMeta file = representation.file();
-        headers.set(HttpHeaderNames.CONTENT_TYPE, representation.original().contentType());
-        headers.set(HttpHeaderNames.CONTENT_LENGTH, length);
+        headers.set(HttpHeaderNames.CONTENT_TYPE, representation.original().values().contentType());
+        if (length == file.size()) {
+            headers.set(HttpHeaderNames.CONTENT_LENGTH, file.values().length());
+        } else {
+            headers.set(HttpHeaderNames.CONTENT_LENGTH, length);
+        }
         if (partial) {
             headers.set(HttpHeaderNames.CONTENT_RANGE,
                     "bytes " + start + "-" + (start + length - 1) + "/" + file.size());
@@ -144,8 +148,8 @@ final class FileSender {
 
     private void validators(HttpHeaders headers, Representation representation) {
         FileMeta file = representation.file();
-        headers.set(HttpHeaderNames.LAST_MODIFIED, file.lastModified());
-        headers.set(HttpHeaderNames.ETAG, file.etag());
+        headers.set(HttpHeaderNames.LAST_MODIFIED, file.values().lastModified());
+        headers.set(HttpHeaderNames.ETAG, file.values().etag());
         if (representation.coding() != null) {
             headers.set(HttpHeaderNames.CONTENT_ENCODING, representation.coding().token);
         }

@@ -46,7 +46,7 @@ public final class LoopConnections {
     public UpstreamConnection pollIdle(UpstreamServer server) {
         ArrayDeque<UpstreamConnection> q = idle.get(server.index());
         for (UpstreamConnection c; (c = q.pollFirst()) != null; ) {
-            c.idleTimer.cancel(false);
+            c.idle = false; // its idle timer stays scheduled: moving a deadline is cheaper than cancel + schedule
             if (c.channel().isActive() && !c.desynchronised()) {
                 return c;
             }
@@ -95,17 +95,50 @@ public final class LoopConnections {
             return;
         }
         q.addFirst(c);
-        c.idleTimer = loop.schedule(() -> {
-            q.remove(c);
-            c.channel().close();
-        }, config.keepaliveTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        c.idle = true;
+        c.idleSinceNanos = System.nanoTime();
+        if (c.idleTimer == null) {
+            armIdleTimer(c, config.keepaliveTimeout().toNanos());
+        }
         // With AUTO_READ off an idle socket is not read, so ask for one read: a close (or stray bytes) is then seen.
         c.channel().read();
     }
 
+    /**
+     * One timer per connection, scheduled when it first goes idle and left running while it is in use: a request
+     * costs no timer operations. When it fires it closes the connection if it has been idle for the whole
+     * {@code keepaliveTimeout}, waits for the rest if it went idle later, and stops if the connection is in use
+     * (the next {@link #offer} arms it again).
+     */
+    private void armIdleTimer(UpstreamConnection c, long delayNanos) {
+        c.idleTimer = loop.schedule(() -> idleTimerFired(c), delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void idleTimerFired(UpstreamConnection c) {
+        c.idleTimer = null;
+        if (!c.idle) {
+            return;
+        }
+        long left = config.keepaliveTimeout().toNanos() - (System.nanoTime() - c.idleSinceNanos);
+        if (left > 0) {
+            armIdleTimer(c, left);
+            return;
+        }
+        c.idle = false;
+        idle.get(c.server().index()).remove(c);
+        c.channel().close();
+    }
+
     void remove(UpstreamConnection c) {
-        if (idle.get(c.server().index()).remove(c) && c.idleTimer != null) {
+        c.idle = false;
+        idle.get(c.server().index()).remove(c);
+        cancelIdleTimer(c);
+    }
+
+    private static void cancelIdleTimer(UpstreamConnection c) {
+        if (c.idleTimer != null) {
             c.idleTimer.cancel(false);
+            c.idleTimer = null;
         }
     }
 
@@ -118,7 +151,8 @@ public final class LoopConnections {
         closed = true;
         for (ArrayDeque<UpstreamConnection> q : idle) {
             for (UpstreamConnection c; (c = q.pollFirst()) != null; ) {
-                c.idleTimer.cancel(false);
+                c.idle = false;
+                cancelIdleTimer(c);
                 c.channel().close();
             }
         }

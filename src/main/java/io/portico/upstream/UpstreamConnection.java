@@ -6,6 +6,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One HTTP/1.1 connection to an upstream server, used on its event loop only. While a request uses it, everything
@@ -30,6 +31,9 @@ public final class UpstreamConnection {
     private final LoopConnections owner;
     private Listener listener;
     private int uses;
+    /** Owned by {@link LoopConnections}: in its idle pool, since when, and its idle timer (null when none). */
+    boolean idle;
+    long idleSinceNanos;
     ScheduledFuture<?> idleTimer;
 
     UpstreamConnection(Channel channel, UpstreamServer server, LoopConnections owner) {
@@ -82,6 +86,63 @@ public final class UpstreamConnection {
         channel.close();
     }
 
+    /** A deadline the connection's timer checks for the request using it. */
+    public interface Deadline {
+        /** Called on the event loop when the timer fires: the nanoseconds still left, or 0 when it expired (and was handled). */
+        long check();
+    }
+
+    private Deadline deadline;
+    private ScheduledFuture<?> deadlineTimer;
+    private long deadlineTimerAt;
+
+    /**
+     * Watches {@code d}, first checked {@code delayNanos} from now. The timer belongs to the connection and outlives
+     * the request, so that a request on a kept-alive connection moves a deadline instead of scheduling and
+     * cancelling a timer: it is rescheduled only when it would fire later than this request needs.
+     */
+    public void watch(Deadline d, long delayNanos) {
+        deadline = d;
+        long at = System.nanoTime() + delayNanos;
+        if (deadlineTimer != null && at - deadlineTimerAt >= 0) {
+            return;
+        }
+        if (deadlineTimer != null) {
+            deadlineTimer.cancel(false);
+        }
+        armDeadlineTimer(delayNanos);
+    }
+
+    /** Stops watching; a pending timer finds nothing to check and stops. */
+    public void unwatch() {
+        deadline = null;
+    }
+
+    private void armDeadlineTimer(long delayNanos) {
+        deadlineTimerAt = System.nanoTime() + delayNanos;
+        deadlineTimer = channel.eventLoop().schedule(this::deadlineTimerFired, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void deadlineTimerFired() {
+        deadlineTimer = null;
+        Deadline d = deadline;
+        if (d == null) {
+            return;
+        }
+        long left = d.check();
+        if (left > 0 && deadline == d && deadlineTimer == null) {
+            armDeadlineTimer(left);
+        }
+    }
+
+    private void cancelDeadlineTimer() {
+        deadline = null;
+        if (deadlineTimer != null) {
+            deadlineTimer.cancel(false);
+            deadlineTimer = null;
+        }
+    }
+
     /** Sits after the HTTP client codec and routes what it decodes. */
     final class Handler extends ChannelInboundHandlerAdapter {
         @Override
@@ -106,6 +167,7 @@ public final class UpstreamConnection {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
+            cancelDeadlineTimer();
             owner.remove(UpstreamConnection.this);
             closed(null);
         }
