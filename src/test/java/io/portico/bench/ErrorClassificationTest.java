@@ -1,10 +1,10 @@
 package io.portico.bench;
 
+import io.portico.testing.RefusedPort;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.net.ConnectException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -12,11 +12,10 @@ class ErrorClassificationTest {
 
     @Test
     void closedPortIsConnectRefused() throws Exception {
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
+        BenchResult r;
+        try (RefusedPort refused = new RefusedPort()) {
+            r = Runs.run(Runs.options("http://127.0.0.1:" + refused.port() + "/", 1, 3, null, 0, Duration.ofSeconds(2)));
         }
-        BenchResult r = Runs.run(Runs.options("http://127.0.0.1:" + port + "/", 1, 3, null, 0, Duration.ofSeconds(2)));
         assertThat(r.tally().errors(ErrorClass.CONNECT_REFUSED)).isEqualTo(3);
         assertThat(r.tally().responses()).isZero();
         assertThat(r.tally().clientSideErrors()).isZero();

@@ -2,6 +2,7 @@ package io.portico.hardening;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.portico.testing.RefusedPort;
 import io.portico.testing.TestServers;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -138,10 +139,8 @@ class UpstreamFaultsTest {
 
     @Test
     void aRefusedConnectionIs502() throws Exception {
-        int closedPort;
-        try (ServerSocket s = new ServerSocket(0)) {
-            closedPort = s.getLocalPort();
-        }
+        RefusedPort refused = new RefusedPort();
+        int closedPort = refused.port();
         var server = TestServers.start(ProxiedPortico.LIMITS + "upstreams { app { servers = [{ address = \"127.0.0.1:" + closedPort
                 + "\", max-fails = 0 }], retries = 0, connect-timeout = 300ms } }\nlocations = [ { path = \"/\", proxy = app } ]");
         try {
@@ -150,6 +149,7 @@ class UpstreamFaultsTest {
             assertThat(e.millis()).isLessThan(2000);
         } finally {
             server.stop();
+            refused.close();
         }
     }
 

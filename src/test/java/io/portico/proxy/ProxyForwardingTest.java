@@ -1,5 +1,6 @@
 package io.portico.proxy;
 
+import io.portico.testing.RefusedPort;
 import static io.portico.proxy.TestConfigs.server;
 import static io.portico.proxy.TestConfigs.target;
 import static io.portico.proxy.TestConfigs.upstream;
@@ -8,7 +9,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.portico.config.UpstreamConfig;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -25,10 +25,10 @@ class ProxyForwardingTest {
         return Stream.of(Arguments.of(1, true), Arguments.of(3, false));
     }
 
-    private static int closedPort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+    private static final RefusedPort REFUSED = new RefusedPort();
+
+    private static int closedPort() {
+        return REFUSED.port();
     }
 
     @ParameterizedTest(name = "loops={0} epoll={1}")

@@ -1,5 +1,6 @@
 package io.portico.server;
 
+import io.portico.testing.RefusedPort;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.bootstrap.ServerBootstrap;
@@ -179,12 +180,8 @@ class RealPipelineProxyTest {
 
     @Test
     void upstreamDownIs502WithTheServersErrorPage() throws Exception {
-        int dead;
-        try (ServerSocket s = new ServerSocket(0)) {
-            dead = s.getLocalPort();
-        }
-        int port = portico(dead);
-        try (Socket s = new Socket("127.0.0.1", port)) {
+        try (RefusedPort refused = new RefusedPort();
+                Socket s = new Socket("127.0.0.1", portico(refused.port()))) {
             s.setSoTimeout(10_000);
             s.getOutputStream().write("GET / HTTP/1.1\r\nHost: site\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             assertThat(readResponse(s.getInputStream())).startsWith("HTTP/1.1 502");
