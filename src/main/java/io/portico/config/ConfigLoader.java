@@ -7,7 +7,6 @@ import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigSyntax;
 import com.typesafe.config.ConfigValue;
-import com.typesafe.config.ConfigValueType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -81,7 +80,7 @@ public final class ConfigLoader {
         Config defaults = merged.getConfig("portico.defaults");
         checkDefaults(root, reference.getConfig("portico.defaults"));
 
-        Paths paths = new Paths(prefix, root);
+        Paths paths = new Paths(prefix);
         List<ListenAddress> listen = readListen(root);
         int workers = readWorkers(root);
         AccessLogConfig accessLog = readAccessLog(root, paths);
@@ -246,9 +245,5 @@ public final class ConfigLoader {
             }
         }
         return m;
-    }
-
-    static boolean isObject(ConfigValue v) {
-        return v.valueType() == ConfigValueType.OBJECT;
     }
 }

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 final class Paths {
     private final Path prefix;
 
-    Paths(Path prefix, Node unused) {
+    Paths(Path prefix) {
         this.prefix = prefix;
     }
 

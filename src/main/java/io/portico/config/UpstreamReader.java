@@ -14,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /** Reads {@code upstreams}: pools, their servers (resolved once, here, never on an event loop) and health checks. */
 final class UpstreamReader {
@@ -129,6 +128,4 @@ final class UpstreamReader {
         h.finish();
         return new HealthCheckConfig(path, interval, timeout, rise, fall, min, max);
     }
-
-    static final Set<String> SERVER_KEYS = Set.of("address", "weight", "max-fails", "fail-timeout", "backup");
 }

@@ -6,8 +6,6 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.DecoderResult;
-import io.netty.handler.codec.TooLongFrameException;
-import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpObject;
@@ -99,16 +97,10 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
             if (cause instanceof TooLongHttpHeaderException) {
                 return HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
             }
-            if (cause instanceof TooLongFrameException) {
-                return HttpResponseStatus.BAD_REQUEST;
-            }
             return HttpResponseStatus.BAD_REQUEST;
         }
         if (msg instanceof HttpRequest request) {
             return checkHead(request);
-        }
-        if (msg instanceof HttpContent content && !(msg instanceof HttpRequest)) {
-            return content.decoderResult().isSuccess() ? null : HttpResponseStatus.BAD_REQUEST;
         }
         return null;
     }

@@ -46,7 +46,7 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (inFlight && msg instanceof HttpRequest || !waiting.isEmpty()) {
+        if ((inFlight && msg instanceof HttpRequest) || !waiting.isEmpty()) {
             // A pipelined request: hold it (and stop reading more) until the current response is done.
             waiting.add(msg);
             ctx.channel().config().setAutoRead(false);
