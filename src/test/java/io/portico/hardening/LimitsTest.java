@@ -10,10 +10,8 @@ import io.portico.testing.TestServers;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -25,21 +23,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * upstream, and a normal request on a new connection is served afterwards.
  */
 class LimitsTest {
-    static ProxiedPortico portico;
+    @RegisterExtension
+    static final SharedPortico SHARED = new SharedPortico();
 
-    @BeforeAll
-    static void start() throws Exception {
-        portico = ProxiedPortico.start();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        portico.close();
-    }
-
-    @BeforeEach
-    void forget() {
-        portico.upstream.reset();
+    private static ProxiedPortico portico() {
+        return SHARED.get();
     }
 
     static Stream<Arguments> oversized() {
@@ -64,7 +52,7 @@ class LimitsTest {
     @MethodSource("oversized")
     void isRefusedBeforeTheUpstreamSeesIt(String path, String name, int status, String bytes) throws Exception {
         long start = System.nanoTime();
-        try (RawHttp c = new RawHttp(portico.port)) {
+        try (RawHttp c = new RawHttp(portico().port)) {
             Response r = c.send(bytes).read();
             assertThat(r.status()).as(name).isEqualTo(status);
             assertThat(r.header("connection")).isEqualTo("close");
@@ -72,20 +60,20 @@ class LimitsTest {
         }
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
         if (!(path.equals("/stream/") && name.startsWith("buffered body"))) {
-            assertThat(portico.upstream.bytesReceived()).as("bytes at the upstream").isZero();
+            assertThat(portico().upstream.bytesReceived()).as("bytes at the upstream").isZero();
         }
-        portico.assertStillServes();
+        portico().assertStillServes();
     }
 
     @Test
     void aStreamedBodyThatStopsGets408AndTheUpstreamNeverAWholeRequest() throws Exception {
-        try (RawHttp c = new RawHttp(portico.port)) {
+        try (RawHttp c = new RawHttp(portico().port)) {
             Response r = c.send("POST /stream/ HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello").read();
             assertThat(r.status()).isIn(408, 502);
             assertThat(c.closedByServer()).isTrue();
         }
-        portico.assertStillServes();
-        assertThat(portico.upstream.requests()).extracting(RecordingUpstream.Request::requestLine).containsExactly("GET /normal HTTP/1.1");
+        portico().assertStillServes();
+        assertThat(portico().upstream.requests()).extracting(RecordingUpstream.Request::requestLine).containsExactly("GET /normal HTTP/1.1");
     }
 
     @Test
@@ -142,7 +130,7 @@ class LimitsTest {
         RawHttp[] slow = new RawHttp[20];
         try {
             for (int i = 0; i < slow.length; i++) {
-                slow[i] = new RawHttp(portico.port).send("GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+                slow[i] = new RawHttp(portico().port).send("GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ");
             }
             for (RawHttp c : slow) {
                 assertThat(c.read().status()).isEqualTo(408);
@@ -154,8 +142,8 @@ class LimitsTest {
                 }
             }
         }
-        assertThat(portico.upstream.bytesReceived()).isZero();
-        await().atMost(Duration.ofSeconds(2)).untilAsserted(portico::assertStillServes);
+        assertThat(portico().upstream.bytesReceived()).isZero();
+        await().atMost(Duration.ofSeconds(2)).untilAsserted(portico()::assertStillServes);
     }
 
     private static boolean readsNothing(RawHttp c) throws IOException {

@@ -5,10 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.portico.testing.RawHttp;
 import io.portico.testing.Response;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -20,23 +18,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * request and never the smuggled one. Either way a normal request on a new connection is still served.
  */
 class SmugglingTest {
-    static ProxiedPortico portico;
+    @RegisterExtension
+    static final SharedPortico SHARED = new SharedPortico();
 
     private static final String SMUGGLED = "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n";
 
-    @BeforeAll
-    static void start() throws Exception {
-        portico = ProxiedPortico.start();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        portico.close();
-    }
-
-    @BeforeEach
-    void forget() {
-        portico.upstream.reset();
+    private static ProxiedPortico portico() {
+        return SHARED.get();
     }
 
     static Stream<Arguments> refused() {
@@ -111,34 +99,34 @@ class SmugglingTest {
     @ParameterizedTest(name = "{0} -> {1}")
     @MethodSource("refused")
     void isRefusedClosedAndNeverReachesTheUpstream(String name, int status, String bytes) throws Exception {
-        try (RawHttp c = new RawHttp(portico.port)) {
+        try (RawHttp c = new RawHttp(portico().port)) {
             Response r = c.send(bytes).read();
             assertThat(r.status()).as(name).isEqualTo(status);
             assertThat(c.closedByServer()).as("connection closed after " + name).isTrue();
         }
-        assertThat(portico.upstream.bytesReceived()).as("bytes at the upstream after " + name).isZero();
-        portico.assertStillServes();
-        assertThat(portico.upstream.requests()).extracting(RecordingUpstream.Request::requestLine)
+        assertThat(portico().upstream.bytesReceived()).as("bytes at the upstream after " + name).isZero();
+        portico().assertStillServes();
+        assertThat(portico().upstream.requests()).extracting(RecordingUpstream.Request::requestLine)
                 .containsExactly("GET /normal HTTP/1.1");
     }
 
     @Test
     void aStreamedChunkedBodyOverTheLimitNeverReachesTheUpstreamWhole() throws Exception {
-        try (RawHttp c = new RawHttp(portico.port)) {
+        try (RawHttp c = new RawHttp(portico().port)) {
             Response r = c.send("POST /stream/ HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n401\r\n"
                     + "a".repeat(1025) + "\r\n0\r\n\r\n").read();
             assertThat(r.status()).isEqualTo(413);
             assertThat(c.closedByServer()).isTrue();
         }
         // Streaming forwards the head before the body is known: the upstream may see it, never a whole request.
-        portico.assertStillServes();
-        assertThat(portico.upstream.requests()).extracting(RecordingUpstream.Request::requestLine)
+        portico().assertStillServes();
+        assertThat(portico().upstream.requests()).extracting(RecordingUpstream.Request::requestLine)
                 .containsExactly("GET /normal HTTP/1.1");
     }
 
     @Test
     void obsFoldIsUnfoldedIntoThePreviousValueAndTheLeftoverIsAnsweredInOrder() throws Exception {
-        try (RawHttp c = new RawHttp(portico.port)) {
+        try (RawHttp c = new RawHttp(portico().port)) {
             c.send("POST / HTTP/1.1\r\nHost: x\r\nX-A: a\r\n Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + SMUGGLED);
             Response first = c.read();
             assertThat(first.status()).isEqualTo(200);
@@ -146,15 +134,15 @@ class SmugglingTest {
             assertThat(c.read().status()).as("the leftover \"0\" line").isEqualTo(400);
             assertThat(c.closedByServer()).isTrue();
         }
-        assertThat(portico.upstream.requests()).hasSize(1);
-        assertThat(portico.upstream.requests().get(0).head()).contains("X-A: a Transfer-Encoding: chunked\r\n")
+        assertThat(portico().upstream.requests()).hasSize(1);
+        assertThat(portico().upstream.requests().get(0).head()).contains("X-A: a Transfer-Encoding: chunked\r\n")
                 .doesNotContainIgnoringCase("\r\nTransfer-Encoding");
-        portico.assertStillServes();
+        portico().assertStillServes();
     }
 
     @Test
     void aBadRequestPipelinedBehindAGoodOneIsAnsweredAfterIt() throws Exception {
-        try (RawHttp c = new RawHttp(portico.port)) {
+        try (RawHttp c = new RawHttp(portico().port)) {
             c.send("GET /first HTTP/1.1\r\nHost: x\r\n\r\nPOST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n"
                     + "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + SMUGGLED);
             assertThat(c.read().status()).isEqualTo(200);
@@ -163,7 +151,7 @@ class SmugglingTest {
             assertThat(second.header("connection")).isEqualTo("close");
             assertThat(c.closedByServer()).isTrue();
         }
-        assertThat(portico.upstream.requests()).extracting(RecordingUpstream.Request::requestLine)
+        assertThat(portico().upstream.requests()).extracting(RecordingUpstream.Request::requestLine)
                 .containsExactly("GET /first HTTP/1.1");
     }
 
@@ -196,18 +184,18 @@ class SmugglingTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("tolerated")
     void isFramedOneWayOnly(String name, String bytes, long bodyLength) throws Exception {
-        try (RawHttp c = new RawHttp(portico.port)) {
+        try (RawHttp c = new RawHttp(portico().port)) {
             Response r = c.send(bytes).read();
             assertThat(r.status()).as(name).isEqualTo(200);
             assertThat(r.text()).startsWith("ok " + bodyLength + " ");
             // nothing left over on the connection: the next request on it is the next one the upstream sees
             assertThat(c.send("GET /next HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
         }
-        assertThat(portico.upstream.requests()).extracting(RecordingUpstream.Request::requestLine)
+        assertThat(portico().upstream.requests()).extracting(RecordingUpstream.Request::requestLine)
                 .containsExactly(bytes.substring(0, bytes.indexOf("\r\n")), "GET /next HTTP/1.1");
-        assertThat(portico.upstream.requests().get(0).head()).doesNotContainIgnoringCase("transfer_encoding");
-        portico.assertStillServes();
-        assertThat(portico.upstream.requests()).extracting(RecordingUpstream.Request::requestLine)
+        assertThat(portico().upstream.requests().get(0).head()).doesNotContainIgnoringCase("transfer_encoding");
+        portico().assertStillServes();
+        assertThat(portico().upstream.requests()).extracting(RecordingUpstream.Request::requestLine)
                 .noneMatch(line -> line.contains("smuggled"));
     }
 }

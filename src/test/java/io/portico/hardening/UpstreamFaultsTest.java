@@ -7,10 +7,8 @@ import io.portico.testing.TestServers;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -22,21 +20,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * on a new connection).
  */
 class UpstreamFaultsTest {
-    static ProxiedPortico portico;
+    @RegisterExtension
+    static final SharedPortico SHARED = new SharedPortico();
 
-    @BeforeAll
-    static void start() throws Exception {
-        portico = ProxiedPortico.start();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        portico.close();
-    }
-
-    @BeforeEach
-    void forget() {
-        portico.upstream.reset();
+    private static ProxiedPortico portico() {
+        return SHARED.get();
     }
 
     @FunctionalInterface
@@ -112,8 +100,8 @@ class UpstreamFaultsTest {
     @ParameterizedTest(name = "{0} at {1} -> {2}")
     @MethodSource("faults")
     void isContainedAndTheConnectionNotReused(String name, String path, Outcome outcome, Fault fault) throws Exception {
-        portico.upstream.behave((c, r) -> fault.answer(c));
-        Exchange e = Exchange.run(portico.port, "GET " + path + "anomaly HTTP/1.1\r\nHost: x\r\n\r\n");
+        portico().upstream.behave((c, r) -> fault.answer(c));
+        Exchange e = Exchange.run(portico().port, "GET " + path + "anomaly HTTP/1.1\r\nHost: x\r\n\r\n");
         switch (outcome) {
             case BAD_GATEWAY -> assertThat(e.status()).as(name).isEqualTo(502);
             case GATEWAY_TIMEOUT -> assertThat(e.status()).as(name).isEqualTo(504);
@@ -126,14 +114,14 @@ class UpstreamFaultsTest {
         }
         assertThat(e.millis()).as("answered within the timeouts").isLessThan(2000);
 
-        portico.upstream.behave(RecordingUpstream::keepAliveOk);
-        int before = portico.upstream.connectionsAccepted();
-        Exchange next = Exchange.run(portico.port, "GET " + path + "next HTTP/1.1\r\nHost: x\r\n\r\n");
+        portico().upstream.behave(RecordingUpstream::keepAliveOk);
+        int before = portico().upstream.connectionsAccepted();
+        Exchange next = Exchange.run(portico().port, "GET " + path + "next HTTP/1.1\r\nHost: x\r\n\r\n");
         assertThat(next.status()).isEqualTo(200);
         assertThat(next.text()).startsWith("ok 0 ");
         assertThat(next.text()).doesNotContain("evil");
         if (!WELL_FORMED.contains(name)) {
-            assertThat(portico.upstream.connectionsAccepted()).as("a new upstream connection after " + name).isEqualTo(before + 1);
+            assertThat(portico().upstream.connectionsAccepted()).as("a new upstream connection after " + name).isEqualTo(before + 1);
         }
     }
 
@@ -155,10 +143,10 @@ class UpstreamFaultsTest {
 
     @Test
     void aKeptAliveConnectionIsReusedWhenNothingWentWrong() throws Exception {
-        Exchange.run(portico.port, "GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
-        Exchange.run(portico.port, "GET /b HTTP/1.1\r\nHost: x\r\n\r\n");
+        Exchange.run(portico().port, "GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
+        Exchange.run(portico().port, "GET /b HTTP/1.1\r\nHost: x\r\n\r\n");
         // the control for the assertions above: without an anomaly, the pool keeps using one connection
-        assertThat(portico.upstream.connectionsAccepted()).isEqualTo(1);
-        assertThat(portico.upstream.requests()).hasSize(2);
+        assertThat(portico().upstream.connectionsAccepted()).isEqualTo(1);
+        assertThat(portico().upstream.requests()).hasSize(2);
     }
 }
