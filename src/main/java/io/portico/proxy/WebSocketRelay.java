@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * read from one side only while the other is writable, until either closes or neither moves for {@code readTimeout}.
  *
  * <p>Assumption about the server's client pipeline: the HTTP handlers are named {@link #CLIENT_HTTP_HANDLERS} (the
- * client timers included: the relay has its own idle timeout) and the codec is named {@code "http"}; the 101 and an
+ * client timers included: the relay has its own idle timeout) and the codec is named as {@link #CLIENT_CODEC}; the 101 and an
  * empty last content go through them first (so the access log records the request and the server sees the exchange
  * complete), then they are removed. The keep-alive handler must leave a 101's {@code Connection: upgrade} alone
  * (it treats 1xx as interim). Relaying starts one task later, after anything the keep-alive handler queued on the
@@ -31,6 +31,8 @@ import java.util.concurrent.TimeUnit;
 final class WebSocketRelay {
     static final List<String> CLIENT_HTTP_HANDLERS =
             List.of("timeouts", "framing", "keepalive", "accesslog", "route", "ratelimit", "exchange");
+    /** The server's codec: a decoder and an encoder (or one combined codec named "http"). */
+    static final List<String> CLIENT_CODEC = List.of("http", "http-encoder");
 
     private final Channel client;
     private final Channel upstream;
@@ -64,8 +66,10 @@ final class WebSocketRelay {
         }
         // Added before the codecs go, so bytes they had buffered are handed to the relay in order.
         cp.addLast("relay", relay.new Side(upstream));
-        if (cp.context("http") != null) {
-            cp.remove("http");
+        for (String name : CLIENT_CODEC) {
+            if (cp.context(name) != null) {
+                cp.remove(name);
+            }
         }
         ChannelPipeline up = upstream.pipeline();
         up.addLast("relay", relay.new Side(client));

@@ -39,7 +39,7 @@ public final class ReturnResponder implements Responder {
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
         }
         response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
-        client.channel().writeAndFlush(response);
+        client.channel().writeAndFlush(response, client.channel().voidPromise());
         return DISCARD_BODY;
     }
 }

@@ -51,7 +51,7 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
 
     /** HTTP/1.1 framing, strict, then one request at a time with keep-alive. */
     private void addHttp1Handlers(ChannelPipeline p) {
-        p.addLast("http", new ServerCodec(limits.maxRequestLine(), limits.maxHeaderSize()));
+        ServerCodec.addTo(p, limits.maxRequestLine(), limits.maxHeaderSize());
         p.addLast("framing", new HttpFramingHandler(limits.maxHeaderCount(), limits.maxBodySize()));
         p.addLast("keepalive", new KeepAliveHandler(limits.keepaliveRequests(), state));
     }

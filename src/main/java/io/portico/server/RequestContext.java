@@ -106,6 +106,6 @@ final class RequestContext implements ClientExchange {
     @Override
     public void sendError(HttpResponseStatus status, HttpHeaders headers, boolean close) {
         String accept = request.headers().get(HttpHeaderNames.ACCEPT);
-        channel.writeAndFlush(ErrorPages.build(status, accept, headers, close));
+        channel.writeAndFlush(ErrorPages.build(status, accept, headers, close), channel.voidPromise());
     }
 }

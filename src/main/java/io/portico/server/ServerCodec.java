@@ -1,7 +1,7 @@
 package io.portico.server;
 
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.CombinedChannelDuplexHandler;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpMessage;
@@ -18,10 +18,18 @@ import java.util.List;
  * Content-Length and Transfer-Encoding fails to decode instead of having its Content-Length silently dropped
  * (the ambiguity request smuggling lives on). Like HttpServerCodec it remembers request methods so that a
  * response to HEAD carries no body.
+ *
+ * <p>The decoder and the encoder are two pipeline handlers ({@value #DECODER}, {@value #ENCODER}) rather than one
+ * {@code CombinedChannelDuplexHandler}: each event then skips the half that does not handle it, where the combined
+ * handler would relay every read, write and flush through a delegating context.
  */
-final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.RequestDecoder, ServerCodec.ResponseEncoder> {
+final class ServerCodec {
+    static final String DECODER = "http";
+    static final String ENCODER = "http-encoder";
 
-    ServerCodec(int maxRequestLine, int maxHeaderSize) {
+    private ServerCodec() {}
+
+    static void addTo(ChannelPipeline p, int maxRequestLine, int maxHeaderSize) {
         ArrayDeque<HttpMethod> methods = new ArrayDeque<>();
         HttpDecoderConfig config = new HttpDecoderConfig()
                 .setMaxInitialLineLength(maxRequestLine)
@@ -30,7 +38,8 @@ final class ServerCodec extends CombinedChannelDuplexHandler<ServerCodec.Request
                 .setStrictLineParsing(true)
                 .setAllowDuplicateContentLengths(false)
                 .setValidateHeaders(true);
-        init(new RequestDecoder(config, methods), new ResponseEncoder(methods));
+        p.addLast(DECODER, new RequestDecoder(config, methods));
+        p.addLast(ENCODER, new ResponseEncoder(methods));
     }
 
     /** Framing that a front tier must refuse even though Netty would accept it. */

@@ -37,7 +37,7 @@ final class DirectoryListing {
                     .set(HttpHeaderNames.CONTENT_TYPE, "text/html; charset=utf-8")
                     .set(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
             exchange.answering();
-            exchange.client().channel().writeAndFlush(response);
+            exchange.client().channel().writeAndFlush(response, exchange.client().channel().voidPromise());
         }, failure -> exchange.error(HttpResponseStatus.FORBIDDEN), page -> {});
     }
 

@@ -58,7 +58,7 @@ final class FileSender {
             HttpResponse response = full(HttpResponseStatus.NOT_MODIFIED, Unpooled.EMPTY_BUFFER);
             validators(response.headers(), representation);
             exchange.answering();
-            exchange.client().channel().writeAndFlush(response);
+            exchange.client().channel().writeAndFlush(response, exchange.client().channel().voidPromise());
         } else if (decision instanceof Decision.Partial range) {
             body(exchange, representation, range.start(), range.length(), true);
         } else {
@@ -76,7 +76,7 @@ final class FileSender {
             HttpResponse response = full(status, Unpooled.EMPTY_BUFFER);
             entityHeaders(response.headers(), representation, start, length, partial);
             exchange.answering();
-            channel.writeAndFlush(response);
+            channel.writeAndFlush(response, channel.voidPromise());
         } else if (cache.fitsInMemory(file)) {
             exchange.await(cache.content(file), bytes -> {
                 // a duplicate or slice of the unreleasable cached buffer: own indices, nothing to release
@@ -84,7 +84,7 @@ final class FileSender {
                 HttpResponse response = full(status, body);
                 entityHeaders(response.headers(), representation, start, length, partial);
                 exchange.answering();
-                channel.writeAndFlush(response);
+                channel.writeAndFlush(response, channel.voidPromise());
             }, failure -> exchange.retry(representation, failure), bytes -> {});
         } else {
             exchange.await(cache.open(file), fileChannel -> {
