@@ -2,7 +2,7 @@ package io.portico.server;
 
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
-import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.Channel;
 import io.portico.config.LimitsConfig;
 import io.portico.metrics.AccessLog;
 import io.portico.route.Router;
@@ -13,7 +13,7 @@ import io.netty.channel.ChannelHandler;
  * A client connection's pipeline, in the order a request passes through it: this method is the whole request
  * path. Handlers are per connection and never added or removed per request.
  */
-final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
+final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     private final LimitsConfig limits;
     private final ServerState state;
     private final ConnectionLimiter connectionLimiter;
@@ -34,7 +34,7 @@ final class ClientChannelInitializer extends ChannelInitializer<SocketChannel> {
     }
 
     @Override
-    protected void initChannel(SocketChannel ch) {
+    protected void initChannel(Channel ch) {
         state.add(ch);
         ChannelPipeline p = ch.pipeline();
         addConnectionHandlers(p);
