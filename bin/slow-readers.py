@@ -5,8 +5,8 @@
 
 Each client is a thread with a blocking socket whose receive buffer is 16 KiB (a 100 KiB/s link at ~100 ms RTT
 has a 10 KiB window: a real slow client does not take a megabyte into its kernel buffer at once) and whose MSS is
-Ethernet's 1448 bytes, reading in 8 KiB steps and sleeping to keep to RATE. Prints one line: downloads completed, cut at the deadline, failed, and
-the mean rate per download."""
+Ethernet's 1448 bytes, reading what has arrived (at most 32 KiB at a time) and sleeping to keep to RATE. Prints
+one line: downloads completed, cut at the deadline, failed, and the mean rate per download."""
 import socket
 import sys
 import threading

@@ -244,12 +244,15 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         return settings;
     }
 
-    /** Hands the upstream connection to the relay: the exchange is over, the connection never returns to a pool. */
-    UpstreamConnection takeConnection() {
+    /**
+     * Hands the upstream connection to the relay: the exchange is over, the connection never returns to a pool, and
+     * its server slot (permit, in-flight count) is the relay's to release.
+     */
+    Attempt.Handover takeConnection() {
         Attempt a = current;
         client.log().upstream(a.server.address().toString(), a.elapsedNanos());
-        UpstreamConnection c = a.detach();
+        Attempt.Handover h = a.detach();
         finish();
-        return c;
+        return h;
     }
 }
