@@ -29,6 +29,7 @@ final class Attempt {
     private ScheduledFuture<?> sendTimer;
     private long lastRead;
     private boolean readPaused;
+    private boolean keepSlot; // handed over to the WebSocket relay
 
     Attempt(UpstreamServer server, EventLoop loop) {
         this.server = server;
@@ -181,15 +182,34 @@ final class Attempt {
         }
     }
 
-    /** Takes the connection out (for the WebSocket relay) and ends the attempt without closing it. */
-    UpstreamConnection detach() {
+    /** An upstream connection taken over by the WebSocket relay, with what it still holds of its server. */
+    record Handover(UpstreamConnection connection, Runnable releaseSlot) {}
+
+    /**
+     * Takes the connection out (for the WebSocket relay) and ends the attempt without closing it. The server's
+     * permit and in-flight count stay taken, so a relayed connection counts toward {@code max-connections} (and
+     * least-conn), until the relay runs {@link Handover#releaseSlot} (once; later runs do nothing).
+     */
+    Handover detach() {
         UpstreamConnection c = connection;
         if (readWatched && c != null) {
             c.unwatch(); // the relay has its own idle timer
         }
         connection = null;
+        boolean permit = permitHeld;
+        permitHeld = false;
+        keepSlot = true;
         end(false);
-        return c;
+        boolean[] released = {false};
+        return new Handover(c, () -> {
+            if (!released[0]) {
+                released[0] = true;
+                if (permit) {
+                    server.limit().release();
+                }
+                server.requestEnded();
+            }
+        });
     }
 
     /** Releases everything once; the connection goes back to the pool when {@code reusable}, else it is closed. */
@@ -214,6 +234,8 @@ final class Attempt {
             permitHeld = false;
             server.limit().release();
         }
-        server.requestEnded();
+        if (!keepSlot) {
+            server.requestEnded();
+        }
     }
 }

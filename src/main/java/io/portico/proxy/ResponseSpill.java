@@ -14,6 +14,11 @@ import java.util.function.Consumer;
  */
 final class ResponseSpill {
     static final long MAX_BYTES = 1L << 30;
+    /**
+     * Bytes handed to the file but not yet on disk. They are buffers in memory, so past this the upstream is not
+     * read until the disk catches up (a 1 GiB response to a fast client queued 180 MiB of them without it).
+     */
+    static final long WRITE_BACKLOG = 1L << 20;
     private static final int READ_CHUNK = 64 * 1024;
 
     private final TempFile file;
@@ -30,9 +35,12 @@ final class ResponseSpill {
         this.written = written;
     }
 
-    /** Too much parked and not yet sent: stop reading the upstream until the client takes some. */
+    /**
+     * Too much parked and not yet sent, or too much not yet written: stop reading the upstream until the client
+     * takes some or the disk catches up (then {@code written} runs).
+     */
     boolean full() {
-        return appended - sent >= MAX_BYTES;
+        return appended - sent >= MAX_BYTES || appended - durable >= WRITE_BACKLOG;
     }
 
     /** Takes ownership of {@code buf}. */

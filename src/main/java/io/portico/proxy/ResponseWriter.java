@@ -61,7 +61,7 @@ final class ResponseWriter {
             return;
         }
         if (spill == null) {
-            spill = new ResponseSpill(files, loop, this::drain);
+            spill = new ResponseSpill(files, loop, this::spillWritten);
         }
         spill.append(content.content().retain());
         content.release();
@@ -103,6 +103,14 @@ final class ResponseWriter {
         if (last != null) {
             completing.run();
             client.writeAndFlush(last);
+        }
+    }
+
+    /** Bytes reached the disk: they may go to the client, and the upstream may be read again if it waited for it. */
+    private void spillWritten() {
+        drain();
+        if (!closed) {
+            drained.run();
         }
     }
 

@@ -13,13 +13,13 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.portico.upstream.UpstreamConnection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
  * After an upstream's 101 to a WebSocket upgrade: both connections stop speaking HTTP and bytes are relayed each way,
  * read from one side only while the other is writable, until either closes or neither moves for {@code readTimeout}.
+ * The relayed connection keeps its upstream server's {@code max-connections} permit and in-flight count until then.
  *
  * <p>Assumption about the server's client pipeline: the HTTP handlers are named {@link #CLIENT_HTTP_HANDLERS} (the
  * client timers included: the relay has its own idle timeout) and the codec is named as {@link #CLIENT_CODEC}; the 101 and an
@@ -37,19 +37,21 @@ final class WebSocketRelay {
     private final Channel client;
     private final Channel upstream;
     private final long idleNanos;
+    private final Runnable releaseSlot;
     private long lastActivity = System.nanoTime();
     private ScheduledFuture<?> idleTimer;
 
-    private WebSocketRelay(Channel client, Channel upstream, long idleNanos) {
+    private WebSocketRelay(Channel client, Channel upstream, long idleNanos, Runnable releaseSlot) {
         this.client = client;
         this.upstream = upstream;
         this.idleNanos = idleNanos;
+        this.releaseSlot = releaseSlot;
     }
 
     static void upgrade(ProxyExchange exchange, HttpResponse response) {
         Channel client = exchange.client().channel();
-        UpstreamConnection connection = exchange.takeConnection();
-        Channel upstream = connection.channel();
+        Attempt.Handover handover = exchange.takeConnection();
+        Channel upstream = handover.connection().channel();
         String protocol = response.headers().get(HttpHeaderNames.UPGRADE, "websocket");
         HopByHop.remove(response.headers());
         response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
@@ -57,7 +59,8 @@ final class WebSocketRelay {
         client.write(response);
         client.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
 
-        WebSocketRelay relay = new WebSocketRelay(client, upstream, exchange.settings().pool().config().readTimeout().toNanos());
+        WebSocketRelay relay = new WebSocketRelay(client, upstream, exchange.settings().pool().config().readTimeout().toNanos(),
+                handover.releaseSlot());
         ChannelPipeline cp = client.pipeline();
         for (String name : CLIENT_HTTP_HANDLERS) {
             if (cp.context(name) != null) {
@@ -79,6 +82,10 @@ final class WebSocketRelay {
     }
 
     private void start() {
+        if (!client.isActive() || !upstream.isActive()) {
+            closeBoth(); // one side left before the relay's handlers could hear of it
+            return;
+        }
         client.config().setAutoRead(false);
         upstream.config().setAutoRead(false);
         client.read();
@@ -97,7 +104,9 @@ final class WebSocketRelay {
         }, delay, TimeUnit.NANOSECONDS);
     }
 
+    /** Either side closed, failed or idled out: both close, and the upstream server's slot is freed (once). */
     private void closeBoth() {
+        releaseSlot.run();
         if (idleTimer != null) {
             idleTimer.cancel(false);
         }

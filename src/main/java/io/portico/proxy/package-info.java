@@ -6,6 +6,8 @@
  *
  * <p>Threading: {@link io.portico.proxy.Proxies} and its responders are shared by every event loop and immutable. A
  * {@code ProxyExchange} lives on the client channel's event loop, and its upstream connection is opened on that same
- * loop, so per-request state needs no synchronization.
+ * loop, so per-request state needs no synchronization. Its parts live and die with it, on that loop: the
+ * {@code RequestForwarder} (request side), the {@code ResponseRelay} (response side), one {@code Attempt} per try
+ * on a server, and the {@code Failover} rules that decide between another try and an error status.
  */
 package io.portico.proxy;

@@ -97,6 +97,11 @@ public final class ConnectionLimit {
         inUse.decrementAndGet();
     }
 
+    /** Whether every permit is taken now (a hint for the balancer: it may change the next moment). */
+    boolean full() {
+        return max > 0 && inUse.get() >= max;
+    }
+
     int inUse() {
         return inUse.get();
     }

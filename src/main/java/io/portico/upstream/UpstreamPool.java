@@ -58,8 +58,18 @@ public final class UpstreamPool implements AutoCloseable {
         return hashKey;
     }
 
-    /** The server for one attempt, or null when no primary and no backup is usable (the caller answers 502). */
+    /**
+     * The server for one attempt, or null when no primary and no backup is usable (the caller answers 502). A server
+     * at its {@code max-connections} is passed over like an unavailable one, as nginx's {@code max_conns} does (so a
+     * full primary tier sends requests to the backups); only when every usable server is at its limit is one chosen
+     * anyway, by the same policy, and the request queues for its permit.
+     */
     public UpstreamServer select(Selection selection) {
+        UpstreamServer s = pick(selection);
+        return s != null || !selection.skipFull() ? s : pick(selection.queueing());
+    }
+
+    private UpstreamServer pick(Selection selection) {
         UpstreamServer s = primaries.pick(selection);
         return s != null ? s : backups.pick(selection);
     }

@@ -59,6 +59,39 @@ class ProxyPoolTest {
     }
 
     @Test
+    void aServerAtMaxConnectionsIsPassedOverInsteadOfQueueing() throws Exception {
+        CountDownLatch gate = new CountDownLatch(1);
+        try (TestUpstream heavy = new TestUpstream((req, out, s) -> {
+                    try {
+                        gate.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    TestUpstream.respond(out, 200, "heavy");
+                    return true;
+                });
+                TestUpstream light = new TestUpstream(TestUpstream.ok("light"));
+                // Weights 3:1 send the first two requests to the heavy server; a queue of 0 would answer 503.
+                ProxyHarness proxy = new ProxyHarness(TestConfigs.withLimit(upstream(List.of(server(heavy.port(), 3), server(light.port(), 1))),
+                        1, 0, Duration.ofMillis(300)), target(true, true), 1 << 20, 1, true);
+                TestClient a = new TestClient(proxy.port());
+                TestClient b = new TestClient(proxy.port())) {
+            a.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n");
+            await().until(() -> heavy.requests.size() == 1);
+            for (int i = 0; i < 3; i++) {
+                TestClient.Response r = b.get("/" + i);
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.text()).isEqualTo("light");
+            }
+            gate.countDown();
+            assertThat(a.read().text()).isEqualTo("heavy");
+            assertThat(heavy.requests).extracting(TestUpstream.Request::uri).containsExactly("/hold");
+        } finally {
+            gate.countDown();
+        }
+    }
+
+    @Test
     void serverFailingItsHealthCheckIsSkippedAndReturnsAfterRise() throws Exception {
         AtomicBoolean aHealthy = new AtomicBoolean(false);
         try (TestUpstream a = new TestUpstream((req, out, s) -> {

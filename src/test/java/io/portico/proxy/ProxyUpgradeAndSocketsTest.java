@@ -61,6 +61,45 @@ class ProxyUpgradeAndSocketsTest {
     }
 
     @Test
+    void aRelayedWebSocketHoldsItsServersConnectionPermitUntilItCloses() throws Exception {
+        CountDownLatch upstreamSawClose = new CountDownLatch(1);
+        try (TestUpstream app = new TestUpstream((req, out, s) -> {
+                    if (!"websocket".equals(req.header("upgrade"))) {
+                        TestUpstream.respond(out, 200, "plain");
+                        return true;
+                    }
+                    out.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
+                            .getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    InputStream in = Channels.newInputStream(s);
+                    while (in.read() >= 0) {
+                        // hold the socket until the proxy closes it
+                    }
+                    upstreamSawClose.countDown();
+                    return false;
+                });
+                // One connection per server, no queue: a request finding the server at its limit is 503 at once.
+                ProxyHarness proxy = new ProxyHarness(TestConfigs.withLimit(upstream(List.of(server(app.port()))), 1, 0, Duration.ofMillis(100)),
+                        target(true, true), 1 << 20, 1, true);
+                TestClient ws = new TestClient(proxy.port());
+                TestClient plain = new TestClient(proxy.port())) {
+            io.portico.upstream.UpstreamServer s = proxy.proxies.pool("app").servers().get(0);
+            ws.send("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
+            assertThat(ws.readHead().status()).isEqualTo(101);
+            assertThat(s.active()).isEqualTo(1);
+            assertThat(plain.get("/").status()).isEqualTo(503);
+            ws.close();
+            assertThat(upstreamSawClose.await(5, TimeUnit.SECONDS)).isTrue();
+            await().until(() -> s.active() == 0);
+            try (TestClient again = new TestClient(proxy.port())) { // the 503 closed the first one
+                TestClient.Response r = again.get("/");
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.text()).isEqualTo("plain");
+            }
+        }
+    }
+
+    @Test
     void unixSocketUpstream(@TempDir Path dir) throws Exception {
         assumeThat(Epoll.isAvailable()).as("unix socket upstreams need epoll").isTrue();
         Path socket = dir.resolve("app.sock");

@@ -25,6 +25,12 @@ final class TestConfigs {
                 new UpstreamAddress.Tcp("127.0.0.1", new InetSocketAddress("127.0.0.1", port)), weight, 0, Duration.ofSeconds(10), false);
     }
 
+    /** A server that {@code maxFails} failures within 10 s take out of rotation for 10 s. */
+    static UpstreamServerConfig failingAfter(int port, int maxFails) {
+        return new UpstreamServerConfig(
+                new UpstreamAddress.Tcp("127.0.0.1", new InetSocketAddress("127.0.0.1", port)), 1, maxFails, Duration.ofSeconds(10), false);
+    }
+
     static UpstreamConfig upstream(List<UpstreamServerConfig> servers) {
         return new UpstreamConfig("app", servers, UpstreamConfig.Balance.ROUND_ROBIN, "$request_uri", 8, Duration.ofSeconds(60),
                 0, 0, Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(5), 1, Optional.empty());
@@ -33,6 +39,11 @@ final class TestConfigs {
     static UpstreamConfig withReadTimeout(UpstreamConfig u, Duration readTimeout) {
         return new UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), u.keepaliveTimeout(), u.maxConnections(),
                 u.maxQueue(), u.queueTimeout(), u.connectTimeout(), u.sendTimeout(), readTimeout, u.retries(), u.healthCheck());
+    }
+
+    static UpstreamConfig withTimeouts(UpstreamConfig u, Duration connectTimeout, Duration readTimeout) {
+        return new UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), u.keepaliveTimeout(), u.maxConnections(),
+                u.maxQueue(), u.queueTimeout(), connectTimeout, u.sendTimeout(), readTimeout, u.retries(), u.healthCheck());
     }
 
     static UpstreamConfig withRetries(UpstreamConfig u, int retries) {

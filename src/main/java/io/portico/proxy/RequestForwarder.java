@@ -1,0 +1,180 @@
+package io.portico.proxy;
+
+import io.netty.channel.Channel;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.portico.route.ClientExchange;
+import java.util.ArrayDeque;
+
+/**
+ * The client's request on its way upstream: the rewritten head, and the body either buffered whole before any
+ * server is chosen ({@link RequestBody}) or streamed as it arrives, parked until a connection takes it. The client
+ * is not read while the upstream cannot take more (streaming) or the buffer's file writes lag. Event loop only.
+ */
+final class RequestForwarder {
+    private final ProxyExchange exchange;
+    private final ProxySettings settings;
+    private final Channel clientChannel;
+    private final HttpRequest head;
+    private final RequestBody buffered; // null: streamed, or no body
+    private final ArrayDeque<HttpContent> pending = new ArrayDeque<>(2);
+    private boolean clientBodyDone;
+    private boolean bodyStreamed; // body bytes went upstream as they came: the request cannot be replayed
+    private long streamedBytes;
+    private boolean clientPaused;
+
+    RequestForwarder(ProxyExchange exchange, ProxySettings settings, ClientExchange client, HttpRequest request, boolean websocket) {
+        this.exchange = exchange;
+        this.settings = settings;
+        this.clientChannel = client.channel();
+        boolean hasBody = HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0;
+        this.buffered = hasBody && settings.target().requestBuffering() && !websocket
+                ? new RequestBody(settings.maxBodySize(), settings.target().clientBodyBufferSize(), settings.files(),
+                        clientChannel.eventLoop(), backlog -> {
+                            if (backlog) {
+                                pauseClient();
+                            } else {
+                                resumeClient();
+                            }
+                        })
+                : null;
+        this.head = ForwardedRequest.build(client, request, settings, websocket, -1);
+    }
+
+    HttpRequest head() {
+        return head;
+    }
+
+    /** Whether the body is read whole before a server is chosen (so the exchange waits for it). */
+    boolean bodyBuffered() {
+        return buffered != null;
+    }
+
+    /** Whether the request can be sent again: no body byte has gone upstream that cannot be sent a second time. */
+    boolean replayable() {
+        return buffered != null || !bodyStreamed;
+    }
+
+    /** Whether the upstream got (or will get, from the buffer) the whole request: then its connection may be reused. */
+    boolean complete() {
+        return buffered != null || clientBodyDone;
+    }
+
+    /** Whether the client sent its whole body (else its connection cannot be kept after an error page). */
+    boolean clientBodyDone() {
+        return clientBodyDone;
+    }
+
+    /** A body chunk from the client (ownership taken); {@code current} is the attempt in progress, or null. */
+    void onContent(HttpContent content, Attempt current) {
+        boolean last = content instanceof LastHttpContent;
+        if (buffered != null) {
+            boolean fits = buffered.add(content.content().retain());
+            content.release();
+            if (!fits) {
+                exchange.reject(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "request body over maxBodySize");
+            } else if (last) {
+                bufferedBodyComplete();
+            }
+            return;
+        }
+        streamedBytes += content.content().readableBytes();
+        if (streamedBytes > settings.maxBodySize()) {
+            content.release();
+            exchange.reject(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "request body over maxBodySize");
+            return;
+        }
+        clientBodyDone |= last;
+        if (current == null || !current.isRequestSent()) {
+            pending.add(content);
+            pauseClient();
+            return;
+        }
+        sendBody(current.channel(), content);
+        current.channel().flush();
+    }
+
+    private void bufferedBodyComplete() {
+        clientBodyDone = true;
+        resumeClient();
+        head.headers().set("Content-Length", buffered.size());
+        head.headers().remove("Transfer-Encoding");
+        buffered.whenStored(stored -> {
+            if (stored) {
+                exchange.attempt();
+            } else {
+                exchange.reject(HttpResponseStatus.INTERNAL_SERVER_ERROR, "request body temp file failed");
+            }
+        });
+    }
+
+    /** Writes the head and whatever body there is on the connection of {@code a}, and flushes. */
+    void sendOn(Attempt a) {
+        Channel up = a.channel();
+        ForwardedRequest.hostFor(head, a.server.address(), settings);
+        up.write(head);
+        a.requestSent();
+        if (buffered != null) {
+            buffered.writeTo(up, () -> !a.ended(), exchange::requestWritten);
+        } else if (!pending.isEmpty()) {
+            for (HttpContent content; (content = pending.poll()) != null; ) {
+                sendBody(up, content);
+            }
+        } else if (clientBodyDone) {
+            // A replay of a request whose (empty) body already ended.
+            sendBody(up, LastHttpContent.EMPTY_LAST_CONTENT);
+        }
+        up.flush();
+        if (up.isWritable()) {
+            resumeClient();
+        }
+    }
+
+    private void sendBody(Channel up, HttpContent content) {
+        bodyStreamed |= content.content().isReadable();
+        up.write(content);
+        if (content instanceof LastHttpContent) {
+            exchange.requestWritten();
+        } else if (!up.isWritable()) {
+            pauseClient();
+            exchange.upstreamBlocked();
+        }
+    }
+
+    /** The upstream connection drained: more of the body may go. */
+    void upstreamWritable() {
+        if (buffered != null) {
+            buffered.writable();
+        } else {
+            resumeClient();
+        }
+    }
+
+    private void pauseClient() {
+        if (!clientPaused && !clientBodyDone) {
+            clientPaused = true;
+            clientChannel.config().setAutoRead(false);
+        }
+    }
+
+    private void resumeClient() {
+        if (clientPaused) {
+            clientPaused = false;
+            clientChannel.config().setAutoRead(true);
+        }
+    }
+
+    /** The exchange ended: the buffered body and parked chunks are released, the client read again. */
+    void release() {
+        if (buffered != null) {
+            buffered.release();
+        }
+        for (HttpContent c; (c = pending.poll()) != null; ) {
+            c.release();
+        }
+        resumeClient();
+    }
+}

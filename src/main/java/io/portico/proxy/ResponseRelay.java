@@ -1,0 +1,174 @@
+package io.portico.proxy;
+
+import io.netty.channel.Channel;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import io.portico.route.ClientExchange;
+
+/**
+ * The upstream's response on its way to the client: checks the head (a malformed one, a status outside 100-599 or
+ * an unasked 101 is the upstream's failure), drops interim 1xx, rewrites the head, and relays the body through a
+ * {@link ResponseWriter}, reading the upstream only while the writer has room. On the last content the attempt ends
+ * (its connection back to the pool when both sides allow it) before the end is written to the client. Event loop
+ * only.
+ */
+final class ResponseRelay {
+    private final ProxyExchange exchange;
+    private final ProxySettings settings;
+    private final ClientExchange client;
+    private final HttpVersion clientVersion;
+    private final HttpMethod method;
+    private final boolean websocket;
+    private final ResponseWriter writer;
+    private boolean started;
+    private boolean upstreamDone; // the upstream response is complete; parked bytes may still go to the client
+    private boolean upstreamKeepAlive;
+    private boolean interim;
+
+    ResponseRelay(ProxyExchange exchange, ProxySettings settings, ClientExchange client, HttpRequest request, boolean websocket) {
+        this.exchange = exchange;
+        this.settings = settings;
+        this.client = client;
+        this.clientVersion = request.protocolVersion();
+        this.method = request.method();
+        this.websocket = websocket;
+        Channel clientChannel = client.channel();
+        long budget = settings.target().responseBuffering() ? Math.max(settings.target().proxyBuffers(), 1) : 0;
+        this.writer = new ResponseWriter(clientChannel, budget, settings.files(), clientChannel.eventLoop(), () -> {
+            Attempt a = exchange.current();
+            if (a != null && a.readPaused()) {
+                readMore();
+            }
+        }, exchange::abortClient, exchange::finish);
+    }
+
+    /** Whether the response head went to the client: from then on a failure can only close the connection. */
+    boolean started() {
+        return started;
+    }
+
+    boolean upstreamDone() {
+        return upstreamDone;
+    }
+
+    /** Starts reading a freshly sent request's response: auto-read when buffering, one read at a time when streaming. */
+    void startReading(Channel up) {
+        if (writer.buffering()) {
+            up.config().setAutoRead(true);
+        } else {
+            up.config().setAutoRead(false);
+            up.read();
+        }
+    }
+
+    /** A decoded response part from the connection of {@code a} (ownership taken). */
+    void onMessage(Attempt a, HttpObject msg) {
+        if (msg instanceof HttpResponse response && !head(a, response)) {
+            return;
+        }
+        if (msg instanceof HttpContent content) {
+            content(a, content);
+        }
+    }
+
+    /** Handles a response head; true when the message (a FullHttpResponse) still has content to relay. */
+    private boolean head(Attempt a, HttpResponse response) {
+        if (!response.decoderResult().isSuccess()) {
+            ReferenceCountUtil.release(response);
+            exchange.upstreamBroken("malformed upstream response head: " + response.decoderResult().cause());
+            return false;
+        }
+        int code = response.status().code();
+        if (code < 100 || code > 599) {
+            // Netty takes any number; a status outside 1xx-5xx is not HTTP, and relaying it broke the client's
+            // connection without an answer.
+            ReferenceCountUtil.release(response);
+            exchange.upstreamBroken("upstream status " + code + " outside 100-599");
+            return false;
+        }
+        if (code == 101) {
+            if (websocket) {
+                WebSocketRelay.upgrade(exchange, response);
+            } else {
+                ReferenceCountUtil.release(response);
+                exchange.upstreamBroken("upstream switched protocols unasked");
+            }
+            return false;
+        }
+        if (code < 200) {
+            interim = true; // 100 Continue and friends: the client never asked us for them
+            ReferenceCountUtil.release(response);
+            readMore();
+            return false;
+        }
+        started = true;
+        upstreamKeepAlive = HttpUtil.isKeepAlive(response);
+        ForwardedResponse.rewrite(response, method, clientVersion, settings);
+        if (response instanceof FullHttpResponse) {
+            return true;
+        }
+        client.channel().write(response);
+        readMore();
+        return false;
+    }
+
+    private void content(Attempt a, HttpContent content) {
+        if (interim) {
+            interim = !(content instanceof LastHttpContent);
+            content.release();
+            readMore();
+            return;
+        }
+        if (!content.decoderResult().isSuccess()) {
+            content.release();
+            exchange.upstreamBroken("malformed upstream response body: " + content.decoderResult().cause());
+            return;
+        }
+        if (content instanceof LastHttpContent last) {
+            // Everything is settled before the last write: on it the server logs the request and may start the next.
+            client.log().upstream(a.server.address().toString(), a.elapsedNanos());
+            a.server.succeeded();
+            a.end(upstreamKeepAlive && exchange.requestComplete());
+            upstreamDone = true;
+            writer.end(last);
+            return;
+        }
+        writer.write(content);
+        readMore();
+    }
+
+    /**
+     * Reads on from the upstream only while the client keeps up (streaming) or the buffer budget has room. A
+     * buffered response reads with auto-read, switched off only over budget: asking for each read costs two
+     * epoll_ctl calls per response, which showed in throughput.
+     */
+    void readMore() {
+        Attempt a = exchange.current();
+        Channel up = a == null || exchange.finished() || upstreamDone ? null : a.channel();
+        if (up == null) {
+            return;
+        }
+        boolean room = writer.room();
+        a.readPaused(!room);
+        if (writer.buffering()) {
+            if (up.config().isAutoRead() != room) {
+                up.config().setAutoRead(room);
+            }
+        } else if (room) {
+            up.read();
+        }
+    }
+
+    /** The exchange ended: parked response bytes are dropped. */
+    void release() {
+        writer.release();
+    }
+}

@@ -1,0 +1,70 @@
+package io.portico.proxy;
+
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.portico.upstream.UpstreamServer;
+
+/**
+ * Why an exchange could not get a response head from an upstream, and the status the client gets for it when no
+ * retry takes it (nginx's mapping: a timeout is 504, any other upstream error 502, a full queue 503).
+ *
+ * @param reason the access log note
+ */
+record UpstreamFailure(Kind kind, String reason) {
+
+    enum Kind {
+        /** Refused, unreachable, reset during connect: nothing was sent. */
+        CONNECT_ERROR(HttpResponseStatus.BAD_GATEWAY),
+        /** No connection within {@code connect-timeout}: nothing was sent. */
+        CONNECT_TIMEOUT(HttpResponseStatus.GATEWAY_TIMEOUT),
+        /** Reset or closed after the request (or part of it) was written, before the response head. */
+        CLOSED(HttpResponseStatus.BAD_GATEWAY),
+        /** Nothing read for {@code read-timeout} before the response head. */
+        READ_TIMEOUT(HttpResponseStatus.GATEWAY_TIMEOUT),
+        /** The upstream took no request bytes for {@code send-timeout}. */
+        SEND_TIMEOUT(HttpResponseStatus.GATEWAY_TIMEOUT),
+        /** A response head that is not HTTP, too large, or a 101 nobody asked for. */
+        MALFORMED(HttpResponseStatus.BAD_GATEWAY),
+        /** No server usable (down, or all tried) before any attempt. */
+        NO_LIVE_UPSTREAM(HttpResponseStatus.BAD_GATEWAY),
+        /** {@code max-connections} reached everywhere and the queue full or timed out. */
+        QUEUE_FULL(HttpResponseStatus.SERVICE_UNAVAILABLE);
+
+        final HttpResponseStatus status;
+
+        Kind(HttpResponseStatus status) {
+            this.status = status;
+        }
+    }
+
+    static final UpstreamFailure NO_LIVE = new UpstreamFailure(Kind.NO_LIVE_UPSTREAM, "no live upstreams");
+
+    HttpResponseStatus status() {
+        return kind.status;
+    }
+
+    static UpstreamFailure connect(UpstreamServer server, Throwable cause) {
+        Kind kind = cause instanceof ConnectTimeoutException ? Kind.CONNECT_TIMEOUT : Kind.CONNECT_ERROR;
+        return new UpstreamFailure(kind, "connect to " + server + " failed: " + cause);
+    }
+
+    static UpstreamFailure closed(UpstreamServer server, Throwable cause) {
+        return new UpstreamFailure(Kind.CLOSED, "upstream " + server + (cause == null ? " closed the connection" : " failed: " + cause));
+    }
+
+    static UpstreamFailure readTimeout(UpstreamServer server) {
+        return new UpstreamFailure(Kind.READ_TIMEOUT, "upstream " + server + " read timed out");
+    }
+
+    static UpstreamFailure sendTimeout(UpstreamServer server) {
+        return new UpstreamFailure(Kind.SEND_TIMEOUT, "upstream " + server + " send timed out");
+    }
+
+    static UpstreamFailure malformed(String reason) {
+        return new UpstreamFailure(Kind.MALFORMED, reason);
+    }
+
+    static UpstreamFailure queueFull(UpstreamServer server) {
+        return new UpstreamFailure(Kind.QUEUE_FULL, "upstream " + server + " at maxConnections, queue full or timed out");
+    }
+}
