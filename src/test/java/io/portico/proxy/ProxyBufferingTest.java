@@ -159,7 +159,9 @@ class ProxyBufferingTest {
 
     @Test
     void bufferedResponseOverProxyBuffersSpillsToAFileAndFreesTheUpstream() throws Exception {
-        int size = 32 * MIB;
+        // Three times the memory budget: enough to show the spill, small enough that a slow shared disk (the
+        // spill now waits for its writes) finishes well inside the wait below.
+        int size = 12 * MIB;
         long tempFilesBefore = tempFiles("portico-response-");
         try (TestUpstream app = new TestUpstream(large(size));
                 ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true), 1 << 20, 1, true);
@@ -167,7 +169,7 @@ class ProxyBufferingTest {
                 TestClient other = new TestClient(proxy.port())) {
             stalled.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
             // The upstream sends everything although the client reads nothing: the excess is parked on disk.
-            await().atMost(Duration.ofSeconds(20)).until(() -> !proxy.logs.isEmpty() && proxy.logs.peek().upstreamNanos() > 0);
+            await().atMost(Duration.ofSeconds(60)).until(() -> !proxy.logs.isEmpty() && proxy.logs.peek().upstreamNanos() > 0);
             // In memory: proxyBuffers (4 MiB in these tests), plus at most one read batch.
             assertThat(pendingOutbound(proxy)).isBetween(4L * MIB, 5L * MIB);
             TestClient.Response r = other.get("/again");
