@@ -154,6 +154,8 @@ public final class ConfigDump {
                 kv("via", p.via());
                 kv("set-request-headers", map(p.setRequestHeaders()));
                 kv("set-response-headers", map(p.setResponseHeaders()));
+        } else if (l.target() instanceof TargetConfig.Metrics m) {
+            kv("metrics", m.format());
         } else if (l.target() instanceof TargetConfig.Return r) {
             kv("return", "{ status = " + r.status()
                     + r.location().map(x -> ", location = " + str(x)).orElse("")
@@ -161,6 +163,8 @@ public final class ConfigDump {
         }
         kv("rate-limit", list(l.rateLimits()));
         kv("limit-conn", list(l.limitConn()));
+        kv("allow", list(l.allow().stream().map(Cidr::toString).toList()));
+        kv("deny", list(l.deny().stream().map(Cidr::toString).toList()));
         depth--;
         line("}");
     }
