@@ -122,7 +122,7 @@ public final class ConfigDump {
         kv("max-clients", z.maxClients());
         kv("dry-run", z.dryRun());
         kv("ipv6-prefix", z.ipv6Prefix());
-        kv("headers", z.headers());
+        kv("headers", z.headers().text());
         close();
     }
 

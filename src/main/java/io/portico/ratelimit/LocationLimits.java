@@ -1,5 +1,7 @@
 package io.portico.ratelimit;
 
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.portico.config.Cidr;
 import io.portico.route.ClientExchange;
@@ -24,11 +26,14 @@ final class LocationLimits {
     private final RateZone[] rate;
     private final ConnZone[] conn;
     private final List<Cidr> unlimited;
+    /** Whether any zone sends RateLimit fields on passing responses: only then is a key's state read back. */
+    private final boolean headersOnPass;
 
     LocationLimits(List<RateZone> rate, List<ConnZone> conn, List<Cidr> unlimited) {
         this.rate = rate.toArray(RateZone[]::new);
         this.conn = conn.toArray(ConnZone[]::new);
         this.unlimited = unlimited;
+        this.headersOnPass = rate.stream().anyMatch(RateZone::headersOnPass);
     }
 
     boolean limitsNothing() {
@@ -70,7 +75,7 @@ final class LocationLimits {
                     }
                 }
                 zone.counters.rejected.increment();
-                return new RateVerdict(0, zone, -verdicts[i], zone.noteRejected);
+                return new RateVerdict(0, zone, -verdicts[i], zone.noteRejected, null);
             }
         }
         long delay = 0;
@@ -85,7 +90,19 @@ final class LocationLimits {
             }
             note = note == null ? new StringBuilder(said) : note.append(' ').append(said);
         }
-        return new RateVerdict(delay, null, 0, note == null ? null : note.toString());
+        return new RateVerdict(delay, null, 0, note == null ? null : note.toString(),
+                headersOnPass ? passHeaders(keys, now) : null);
+    }
+
+    private HttpHeaders passHeaders(ClientKey[] keys, long now) {
+        HttpHeaders headers = null;
+        for (int i = 0; i < rate.length; i++) {
+            if (keys[i] != null && rate[i].headersOnPass()) {
+                headers = headers == null ? new DefaultHttpHeaders(false) : headers;
+                rate[i].addPassHeaders(headers, rate[i].store.backlogNanos(keys[i], now));
+            }
+        }
+        return headers;
     }
 
     private static String count(RateZone zone, long verdict) {

@@ -61,7 +61,7 @@ public class ZoneDecisionBenchmark {
     public void setUp() {
         // Long enough a memory (100 s) that no client expires while the benchmark cycles through them all.
         RateLimitZoneConfig config = new RateLimitZoneConfig(
-                "allips", "client-ip", 1000, Duration.ofSeconds(1), 100_000, true, 0, 429, 1_000_000, false, 64, true);
+                "allips", "client-ip", 1000, Duration.ofSeconds(1), 100_000, true, 0, 429, 1_000_000, false, 64, RateLimitZoneConfig.Headers.ON_REJECT);
         // As in production (RateLimits.create): cache maintenance off the request thread.
         zone = StoreKind.valueOf(store).create(config, NanoClock.SYSTEM, ForkJoinPool.commonPool());
         keys = new ClientKey[clients];
