@@ -23,6 +23,8 @@ final class RateZone {
     final String noteDelayed;
     final String noteRejected;
     final String noteDryRun;
+    /** The verdict of a request this zone alone passes at once: shared, since it carries nothing per request. */
+    final RateVerdict passedAtOnce;
     private final AsciiString policy;
     private volatile Rejection lastRejection;
 
@@ -37,6 +39,7 @@ final class RateZone {
         this.noteDelayed = "limit=" + config.name() + ":delayed";
         this.noteRejected = "limit=" + config.name() + ":rejected";
         this.noteDryRun = "limit=" + config.name() + ":dry-run";
+        this.passedAtOnce = new RateVerdict(0, null, 0, notePassed, null);
         // draft-ietf-httpapi-ratelimit-headers: quota q per window w seconds, here the configured rate.
         this.policy = new AsciiString(
                 '"' + config.name() + "\";q=" + config.requests() + ";w=" + Math.max(1, config.per().toSeconds()));

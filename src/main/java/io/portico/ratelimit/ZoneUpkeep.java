@@ -1,0 +1,69 @@
+package io.portico.ratelimit;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where Caffeine runs the zones' upkeep (draining its read and write buffers, expiry, eviction): one daemon
+ * thread that gathers requests for up to a millisecond and runs them together, off the event loops.
+ *
+ * <p>Why not the common pool: Caffeine asks for a drain every 16 reads of a busy zone, and each hand-off to a
+ * parked pool thread is a wake-up system call on the event loop plus a context switch, about a microsecond per
+ * request in all, which made a limited location that passes ~20% more expensive than one without a limit. Here
+ * handing off is a queue insert; the thread wakes at most once a millisecond while there is work, and sleeps
+ * untimed (no wake-ups at all) when there is none. A deferred drain only means Caffeine drops some reads from its
+ * access bookkeeping meanwhile (its read buffers are lossy by design): values and access times are kept, so
+ * decisions and expiry are unchanged.
+ */
+final class ZoneUpkeep implements Executor {
+    private static final Logger log = LoggerFactory.getLogger(ZoneUpkeep.class);
+
+    /** Shared by every zone of every server in this JVM. */
+    static final ZoneUpkeep SHARED = new ZoneUpkeep(TimeUnit.MILLISECONDS.toNanos(1));
+
+    private final long gatherNanos;
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean sleeping = new AtomicBoolean();
+    private final Thread thread;
+
+    ZoneUpkeep(long gatherNanos) {
+        this.gatherNanos = gatherNanos;
+        this.thread = new Thread(this::loop, "portico-ratelimit-upkeep");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        tasks.add(task);
+        if (sleeping.get() && sleeping.compareAndSet(true, false)) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    private void loop() {
+        for (;;) {
+            for (Runnable task = tasks.poll(); task != null; task = tasks.poll()) {
+                try {
+                    task.run();
+                } catch (RuntimeException | Error e) { // one failed task must not end every zone's upkeep
+                    log.warn("rate-limit zone upkeep failed", e);
+                }
+            }
+            LockSupport.parkNanos(this, gatherNanos);
+            if (tasks.isEmpty()) {
+                sleeping.set(true);
+                // execute() either sees sleeping and unparks, or added its task before this check.
+                if (tasks.isEmpty()) {
+                    LockSupport.park(this);
+                }
+                sleeping.set(false);
+            }
+        }
+    }
+}
