@@ -57,6 +57,7 @@ public final class ConfigDump {
             d.kv("key", str(z.key()));
             d.kv("max", z.max());
             d.kv("status", z.status());
+            d.kv("ipv6-prefix", z.ipv6Prefix());
             d.close();
         });
         d.close();

@@ -63,8 +63,9 @@ final class RateLimitReader {
             String key = readKey(n);
             int max = n.integer("max", 1, Integer.MAX_VALUE);
             int status = n.integer("status", 400, 599);
+            int ipv6Prefix = n.integer("ipv6-prefix", 1, 128);
             n.finish();
-            out.put(name, new LimitConnConfig(name, key, max, status));
+            out.put(name, new LimitConnConfig(name, key, max, status, ipv6Prefix));
         });
         return Map.copyOf(out);
     }
