@@ -92,7 +92,7 @@ final class PrometheusText {
         out.append(name);
         for (int i = 0; i < labels.length; i += 2) {
             out.append(i == 0 ? '{' : ',').append(labels[i]).append("=\"");
-            escape(labels[i + 1]);
+            escape(out, labels[i + 1]);
             out.append('"');
         }
         if (labels.length > 0) {
@@ -101,7 +101,7 @@ final class PrometheusText {
         out.append(' ').append(value).append('\n');
     }
 
-    private void escape(String value) {
+    static void escape(StringBuilder out, String value) {
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
             switch (c) {
