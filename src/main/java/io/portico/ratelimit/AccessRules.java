@@ -42,7 +42,8 @@ public final class AccessRules implements Responder {
         if (permits(client.clientAddress())) {
             return next.open(client, request);
         }
-        client.log().note("access=denied");
+        String note = client.log().note(); // keep a rate-limit zone's note ahead of it
+        client.log().note("-".equals(note) ? "access=denied" : note + " access=denied");
         client.sendError(HttpResponseStatus.FORBIDDEN);
         return DISCARD_BODY;
     }
