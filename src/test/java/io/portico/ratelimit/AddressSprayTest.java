@@ -39,10 +39,12 @@ class AddressSprayTest {
     /**
      * Caffeine may hold more than its maximum while evicting: a write lands in the map, then in a write buffer of
      * 128 x (cores rounded up to a power of two) that maintenance drains before it evicts; writers that find the
-     * buffer full wait for the eviction lock. While one pass drains a full buffer the writers can fill it again,
-     * so the map can be two buffers (plus a write in flight per event loop) above the maximum.
+     * buffer full wait for the eviction lock. While one pass drains a full buffer (up to its size + 1 writes) the
+     * writers can fill it again, so the map can be two buffers (plus a write in flight per event loop) above the
+     * maximum.
      */
-    private static final long SLACK = 2L * 128 * Integer.highestOneBit(Runtime.getRuntime().availableProcessors() * 2 - 1) + 2;
+    private static final long SLACK =
+            2L * (128 * Integer.highestOneBit(Runtime.getRuntime().availableProcessors() * 2 - 1) + 1) + 2;
 
     private static PorticoServer server;
     private static int port;

@@ -17,9 +17,13 @@ import io.portico.config.RateLimitZoneConfig;
 import io.portico.config.RateLimitZoneConfig.Headers;
 import io.portico.route.ClientExchange;
 import io.portico.route.Route;
+import io.portico.server.PorticoServer;
 import io.portico.testing.FakeClientExchange;
+import io.portico.testing.RawHttp;
+import io.portico.testing.Response;
 import io.portico.testing.TestServers;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -31,7 +35,7 @@ class RateLimitHeadersTest {
     /** 2r/s burst=1 nodelay: two requests at once, then one every 500 ms. */
     private EmbeddedChannel channel(Headers headers, RateLimitZoneConfig... more) {
         RateLimitZoneConfig zone = Zones.withHeaders(Zones.nodelay(2, SECOND, 1), headers);
-        List<RateLimitZoneConfig> zones = new java.util.ArrayList<>(List.of(zone));
+        List<RateLimitZoneConfig> zones = new ArrayList<>(List.of(zone));
         zones.addAll(List.of(more));
         LocationConfig location = Configs.location(zones.stream().map(RateLimitZoneConfig::name).toList(), List.of());
         RateLimits limits = RateLimits.create(Configs.config(zones, List.of(), List.of(), location), clock);
@@ -111,6 +115,27 @@ class RateLimitHeadersTest {
         assertThat(ok.headers().getAll("RateLimit")).containsExactly("\"allips\";r=1;t=1", "\"loud\";r=4;t=1");
         assertThat(ok.headers().getAll("RateLimit-Policy")).containsExactly("\"allips\";q=2;w=1", "\"loud\";q=1;w=1");
         assertThat(channel.finishAndReleaseAll()).isFalse();
+    }
+
+    @Test
+    void throughTheRealServerEveryResponseOfAnAlwaysZoneCarriesTheFields() throws Exception {
+        PorticoServer server = TestServers.start("""
+                rate-limits { z { rate = 2r/s, burst = 1, nodelay = true, headers = always } }
+                locations = [ { path = "/", return = { status = 200, body = "ok" }, rate-limit = z } ]
+                """);
+        try (RawHttp http = new RawHttp(TestServers.port(server))) {
+            List<String> fields = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                Response response = http.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n").read();
+                fields.add(response.status() + " " + response.header("RateLimit") + " " + response.header("RateLimit-Policy"));
+            }
+            assertThat(fields).containsExactly(
+                    "200 \"z\";r=1;t=1 \"z\";q=2;w=1",
+                    "200 \"z\";r=0;t=1 \"z\";q=2;w=1",
+                    "429 \"z\";r=0;t=1 \"z\";q=2;w=1");
+        } finally {
+            server.stop();
+        }
     }
 
     @Test
