@@ -1,6 +1,8 @@
 package io.portico.cli;
 
+import io.portico.config.LocationConfig;
 import io.portico.config.PorticoConfig;
+import io.portico.config.TargetConfig;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,6 +25,12 @@ final class ConfigWarnings {
                 out.add("trusted-proxies has the single host " + proxy + ": requests through it are keyed by their"
                         + " X-Forwarded-For; if it does not send one, every request through it counts as " + proxy
                         + " and you are rate-limiting your load balancer");
+            }
+        }
+        for (LocationConfig location : config.locations()) {
+            if (location.target() instanceof TargetConfig.Metrics && location.allow().isEmpty()) {
+                out.add("location " + location.match() + " serves metrics to every client: restrict it with allow"
+                        + " = [\"127.0.0.1/32\", ...]");
             }
         }
         return out;

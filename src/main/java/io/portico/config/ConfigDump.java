@@ -57,6 +57,7 @@ public final class ConfigDump {
             d.kv("key", str(z.key()));
             d.kv("max", z.max());
             d.kv("status", z.status());
+            d.kv("ipv6-prefix", z.ipv6Prefix());
             d.close();
         });
         d.close();
@@ -122,7 +123,7 @@ public final class ConfigDump {
         kv("max-clients", z.maxClients());
         kv("dry-run", z.dryRun());
         kv("ipv6-prefix", z.ipv6Prefix());
-        kv("headers", z.headers());
+        kv("headers", z.headers().text());
         close();
     }
 
@@ -154,6 +155,8 @@ public final class ConfigDump {
                 kv("via", p.via());
                 kv("set-request-headers", map(p.setRequestHeaders()));
                 kv("set-response-headers", map(p.setResponseHeaders()));
+        } else if (l.target() instanceof TargetConfig.Metrics m) {
+            kv("metrics", m.format());
         } else if (l.target() instanceof TargetConfig.Return r) {
             kv("return", "{ status = " + r.status()
                     + r.location().map(x -> ", location = " + str(x)).orElse("")
@@ -161,6 +164,8 @@ public final class ConfigDump {
         }
         kv("rate-limit", list(l.rateLimits()));
         kv("limit-conn", list(l.limitConn()));
+        kv("allow", list(l.allow().stream().map(Cidr::toString).toList()));
+        kv("deny", list(l.deny().stream().map(Cidr::toString).toList()));
         depth--;
         line("}");
     }

@@ -202,7 +202,7 @@ public final class ConfigLoader {
         return new StaticConfig(maxSize, maxFileSize, revalidate, follow, Map.copyOf(mediaTypes));
     }
 
-    private static List<Cidr> readCidrs(Node root, String key) {
+    static List<Cidr> readCidrs(Node root, String key) {
         List<Cidr> out = new ArrayList<>();
         for (String s : root.strings(key)) {
             try {

@@ -3,11 +3,31 @@ package io.portico.config;
 import java.util.List;
 
 /**
- * One entry of {@code locations}: how it matches a request path, the one target that answers it, and the
- * rate-limit and limit-conn zones applied before the target sees the request.
+ * One entry of {@code locations}: how it matches a request path, the one target that answers it, the
+ * rate-limit and limit-conn zones applied before the target sees the request, and who may use it at all.
+ *
+ * @param allow when not empty, only client addresses in these CIDRs are served; the others get 403
+ * @param deny client addresses in these CIDRs get 403, even when {@code allow} contains them
  */
 public record LocationConfig(
-        Match match, TargetConfig target, List<String> rateLimits, List<String> limitConn, String origin) {
+        Match match,
+        TargetConfig target,
+        List<String> rateLimits,
+        List<String> limitConn,
+        List<Cidr> allow,
+        List<Cidr> deny,
+        String origin) {
+
+    /** A location open to every client. */
+    public LocationConfig(
+            Match match, TargetConfig target, List<String> rateLimits, List<String> limitConn, String origin) {
+        this(match, target, rateLimits, limitConn, List.of(), List.of(), origin);
+    }
+
+    /** Whether {@code allow} or {@code deny} restricts who may use this location. */
+    public boolean restricted() {
+        return !allow.isEmpty() || !deny.isEmpty();
+    }
 
     /** How a location matches; precedence is exact, then regexes in list order, then the longest prefix. */
     public record Match(Kind kind, String value) {

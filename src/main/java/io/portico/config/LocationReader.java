@@ -20,7 +20,7 @@ import java.util.regex.PatternSyntaxException;
 /** Reads {@code locations}: one match and one target each, plus the zones and options of defaults.location. */
 final class LocationReader {
     private static final List<String> MATCHES = List.of("path", "exact", "regex");
-    private static final List<String> TARGETS = List.of("alias", "root", "proxy", "return");
+    private static final List<String> TARGETS = List.of("alias", "root", "proxy", "return", "metrics");
     private static final Set<String> STATIC_KEYS = Set.of(
             "index", "try-files", "autoindex", "precompressed", "allow-dotfiles", "expires", "cache-control");
     private static final Set<String> PROXY_KEYS = Set.of(
@@ -76,18 +76,21 @@ final class LocationReader {
         TargetConfig target = readTarget(n, targetKeys);
         List<String> rateLimits = names(n, "rate-limit", zones, "rate-limits");
         List<String> limitConn = names(n, "limit-conn", connZones, "limit-conn");
+        List<Cidr> allow = ConfigLoader.readCidrs(n, "allow");
+        List<Cidr> deny = ConfigLoader.readCidrs(n, "deny");
         Set<String> known = new HashSet<>(STATIC_KEYS);
         known.addAll(PROXY_KEYS);
         known.addAll(MATCHES);
         known.addAll(TARGETS);
         String kind = target instanceof TargetConfig.Static ? "on a static location"
-                : target instanceof TargetConfig.Proxy ? "on a proxy location" : "on a return location";
+                : target instanceof TargetConfig.Proxy ? "on a proxy location"
+                : target instanceof TargetConfig.Metrics ? "on a metrics location" : "on a return location";
         n.finish(known, kind);
         if (match == null || target == null) {
             return Optional.empty();
         }
         String origin = n.origin().description();
-        return Optional.of(new LocationConfig(match, target, rateLimits, limitConn, origin));
+        return Optional.of(new LocationConfig(match, target, rateLimits, limitConn, allow, deny, origin));
     }
 
     private LocationConfig.Match readMatch(Node n, List<String> keys) {
@@ -131,13 +134,14 @@ final class LocationReader {
     private TargetConfig readTarget(Node n, List<String> keys) {
         if (keys.size() != 1) {
             n.problem(keys.isEmpty() ? "" : keys.get(1),
-                    keys.isEmpty() ? "location has no target (expected: one of alias, root, proxy, return)"
-                            : "location has several targets " + keys + " (expected: exactly one of alias, root, proxy, return)");
+                    keys.isEmpty() ? "location has no target (expected: one of alias, root, proxy, return, metrics)"
+                            : "location has several targets " + keys + " (expected: exactly one of alias, root, proxy, return, metrics)");
             return null;
         }
         return switch (keys.get(0)) {
             case "alias", "root" -> readStatic(n, keys.get(0));
             case "proxy" -> readProxy(n);
+            case "metrics" -> readMetrics(n);
             default -> readReturn(n);
         };
     }
@@ -208,6 +212,15 @@ final class LocationReader {
             }
         });
         return Map.copyOf(out);
+    }
+
+    private static TargetConfig.Metrics readMetrics(Node n) {
+        String format = n.string("metrics");
+        if (!format.equals("prometheus")) {
+            n.problem("metrics", "'" + format + "' (expected: prometheus)");
+            return null;
+        }
+        return new TargetConfig.Metrics(format);
     }
 
     private TargetConfig.Return readReturn(Node n) {

@@ -49,7 +49,7 @@ final class RateLimitReader {
             long maxClients = n.integer("max-clients", 1, Integer.MAX_VALUE);
             boolean dryRun = n.bool("dry-run");
             int ipv6Prefix = n.integer("ipv6-prefix", 1, 128);
-            boolean headers = n.bool("headers");
+            RateLimitZoneConfig.Headers headers = readHeaders(n);
             n.finish();
             out.put(name, new RateLimitZoneConfig(
                     name, key, requests, per, burst, nodelay, delay, status, maxClients, dryRun, ipv6Prefix, headers));
@@ -63,10 +63,25 @@ final class RateLimitReader {
             String key = readKey(n);
             int max = n.integer("max", 1, Integer.MAX_VALUE);
             int status = n.integer("status", 400, 599);
+            int ipv6Prefix = n.integer("ipv6-prefix", 1, 128);
             n.finish();
-            out.put(name, new LimitConnConfig(name, key, max, status));
+            out.put(name, new LimitConnConfig(name, key, max, status, ipv6Prefix));
         });
         return Map.copyOf(out);
+    }
+
+    /** on-reject | always | off; true and false, the older form, mean on-reject and off. */
+    private static RateLimitZoneConfig.Headers readHeaders(Node n) {
+        String text = n.string("headers").trim().toLowerCase(java.util.Locale.ROOT);
+        return switch (text) {
+            case "true", "on-reject" -> RateLimitZoneConfig.Headers.ON_REJECT;
+            case "always" -> RateLimitZoneConfig.Headers.ALWAYS;
+            case "false", "off" -> RateLimitZoneConfig.Headers.OFF;
+            default -> {
+                n.problem("headers", "'" + text + "' (expected: on-reject, always or off)");
+                yield RateLimitZoneConfig.Headers.ON_REJECT;
+            }
+        };
     }
 
     private static String readKey(Node n) {

@@ -10,6 +10,7 @@ import java.time.Duration;
  * @param nodelay serve the burst at once instead of pacing it
  * @param delay nginx's two-stage mode: this many excess requests are served at once, the rest paced; 0 with
  *     {@code nodelay = false} paces every excess request
+ * @param headers when the RateLimit-Policy / RateLimit headers are sent
  */
 public record RateLimitZoneConfig(
         String name,
@@ -23,7 +24,28 @@ public record RateLimitZoneConfig(
         long maxClients,
         boolean dryRun,
         int ipv6Prefix,
-        boolean headers) {
+        Headers headers) {
+
+    /** {@code headers}: which responses carry the IETF RateLimit fields (Retry-After is always on rejections). */
+    public enum Headers {
+        /** Retry-After only. */
+        OFF("off"),
+        /** On rejections only (the default; {@code true} in older configurations). */
+        ON_REJECT("on-reject"),
+        /** On every response of a request the zone looked at, passed or rejected. */
+        ALWAYS("always");
+
+        private final String text;
+
+        Headers(String text) {
+            this.text = text;
+        }
+
+        /** As written in configuration. */
+        public String text() {
+            return text;
+        }
+    }
 
     /** Requests per second, exactly as configured (no nginx milli-request rounding). */
     public double ratePerSecond() {

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** What answers the requests of a location: files, an upstream pool, or a fixed response. */
+/** What answers the requests of a location: files, an upstream pool, a fixed response, or the server's metrics. */
 public sealed interface TargetConfig {
 
     /**
@@ -46,4 +46,7 @@ public sealed interface TargetConfig {
 
     /** A fixed answer: a redirect when {@code location} is set, else {@code body}. */
     record Return(int status, Optional<String> location, String body) implements TargetConfig {}
+
+    /** The server's counters in a monitoring format; {@code prometheus} (text exposition format 0.0.4) only. */
+    record Metrics(String format) implements TargetConfig {}
 }

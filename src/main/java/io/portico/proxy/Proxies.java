@@ -58,6 +58,11 @@ public final class Proxies implements AutoCloseable {
         return responder(location, target);
     }
 
+    /** Every upstream pool by name, in configuration order (metrics). */
+    public Map<String, UpstreamPool> pools() {
+        return java.util.Collections.unmodifiableMap(pools);
+    }
+
     UpstreamPool pool(String name) {
         UpstreamPool pool = pools.get(name);
         if (pool == null) {

@@ -37,6 +37,7 @@ final class Bucket4jZoneStore implements ZoneStore {
     private final Bandwidth limit;
     private final TimeMeter time;
     private final long maxWaitNanos;
+    private final long intervalNanos;
     private final Cache<ClientKey, LocalBucket> buckets;
     private final LongAdder evictions = new LongAdder();
 
@@ -55,6 +56,7 @@ final class Bucket4jZoneStore implements ZoneStore {
             }
         };
         this.maxWaitNanos = shape.toleranceNanos() - shape.immediateNanos();
+        this.intervalNanos = shape.intervalNanos();
         this.buckets = Caffeine.newBuilder()
                 .maximumSize(zone.maxClients())
                 .expireAfterAccess(Duration.ofNanos(shape.forgetAfterNanos()))
@@ -107,6 +109,17 @@ final class Bucket4jZoneStore implements ZoneStore {
         if (bucket != null) {
             bucket.addTokens(1);
         }
+    }
+
+    /** The tokens missing from a full bucket, as time (an approximation: tokens are whole). */
+    @Override
+    public long backlogNanos(ClientKey key, long nowNanos) {
+        LocalBucket bucket = buckets.getIfPresent(key);
+        if (bucket == null) {
+            return 0;
+        }
+        long missing = limit.getCapacity() - bucket.getAvailableTokens();
+        return Math.max(0, missing) * intervalNanos;
     }
 
     @Override

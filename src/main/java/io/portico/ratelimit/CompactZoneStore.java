@@ -102,6 +102,12 @@ final class CompactZoneStore implements ZoneStore {
     }
 
     @Override
+    public long backlogNanos(ClientKey key, long nowNanos) {
+        ClientKey slot = slots.getIfPresent(key);
+        return slot == null ? 0 : Math.max(0, slot.tat - nowNanos);
+    }
+
+    @Override
     public long size() {
         return slots.estimatedSize();
     }

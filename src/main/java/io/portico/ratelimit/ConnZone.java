@@ -19,7 +19,7 @@ final class ConnZone {
 
     ConnZone(LimitConnConfig config) {
         this.config = config;
-        this.key = RequestKey.parse("limit-conn." + config.name(), config.key(), 128);
+        this.key = RequestKey.parse("limit-conn." + config.name(), config.key(), config.ipv6Prefix());
         this.counters = new ZoneCounters(inProgress::size, () -> 0);
         this.status = HttpResponseStatus.valueOf(config.status());
         this.notePassed = "limit-conn=" + config.name() + ":passed";

@@ -1,5 +1,7 @@
 package io.portico.ratelimit;
 
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.portico.config.Cidr;
 import io.portico.route.ClientExchange;
@@ -24,11 +26,14 @@ final class LocationLimits {
     private final RateZone[] rate;
     private final ConnZone[] conn;
     private final List<Cidr> unlimited;
+    /** Whether any zone sends RateLimit fields on passing responses: only then is a key's state read back. */
+    private final boolean headersOnPass;
 
     LocationLimits(List<RateZone> rate, List<ConnZone> conn, List<Cidr> unlimited) {
         this.rate = rate.toArray(RateZone[]::new);
         this.conn = conn.toArray(ConnZone[]::new);
         this.unlimited = unlimited;
+        this.headersOnPass = rate.stream().anyMatch(RateZone::headersOnPass);
     }
 
     boolean limitsNothing() {
@@ -54,6 +59,9 @@ final class LocationLimits {
         if (rate.length == 0) {
             return RateVerdict.UNLIMITED;
         }
+        if (rate.length == 1 && !headersOnPass) {
+            return checkOne(rate[0], client, request, now);
+        }
         ClientKey[] keys = new ClientKey[rate.length];
         long[] verdicts = new long[rate.length];
         for (int i = 0; i < rate.length; i++) {
@@ -70,7 +78,7 @@ final class LocationLimits {
                     }
                 }
                 zone.counters.rejected.increment();
-                return new RateVerdict(0, zone, -verdicts[i], zone.noteRejected);
+                return new RateVerdict(0, zone, -verdicts[i], zone.noteRejected, null);
             }
         }
         long delay = 0;
@@ -85,7 +93,41 @@ final class LocationLimits {
             }
             note = note == null ? new StringBuilder(said) : note.append(' ').append(said);
         }
-        return new RateVerdict(delay, null, 0, note == null ? null : note.toString());
+        return new RateVerdict(delay, null, 0, note == null ? null : note.toString(),
+                headersOnPass ? passHeaders(keys, now) : null);
+    }
+
+    /**
+     * The common case, one zone and no RateLimit fields on passes, without the arrays and the note builder of
+     * several zones: a request that passes at once allocates only its key probe.
+     */
+    private static RateVerdict checkOne(RateZone zone, ClientExchange client, HttpRequest request, long now) {
+        ClientKey key = zone.key.of(client, request);
+        if (key == null) {
+            return RateVerdict.UNLIMITED;
+        }
+        long verdict = zone.store.take(key, now);
+        if (verdict == 0) {
+            zone.counters.passed.increment();
+            return zone.passedAtOnce;
+        }
+        if (verdict < 0 && !zone.config.dryRun()) {
+            zone.counters.rejected.increment();
+            return new RateVerdict(0, zone, -verdict, zone.noteRejected, null);
+        }
+        String note = count(zone, verdict);
+        return new RateVerdict(zone.config.dryRun() ? 0 : verdict, null, 0, note, null);
+    }
+
+    private HttpHeaders passHeaders(ClientKey[] keys, long now) {
+        HttpHeaders headers = null;
+        for (int i = 0; i < rate.length; i++) {
+            if (keys[i] != null && rate[i].headersOnPass()) {
+                headers = headers == null ? new DefaultHttpHeaders(false) : headers;
+                rate[i].addPassHeaders(headers, rate[i].store.backlogNanos(keys[i], now));
+            }
+        }
+        return headers;
     }
 
     private static String count(RateZone zone, long verdict) {

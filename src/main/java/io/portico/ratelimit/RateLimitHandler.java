@@ -36,6 +36,8 @@ final class RateLimitHandler extends ChannelDuplexHandler {
     /** The body of a rejected request is dropped up to its LastHttpContent. */
     private boolean draining;
     private final List<LocationLimits.Lease> leases = new ArrayList<>(1);
+    /** RateLimit fields for the response of the request in progress ({@code headers = always}); usually null. */
+    private HttpHeaders passHeaders;
 
     RateLimitHandler(RateLimits limits, NanoClock clock) {
         this.limits = limits;
@@ -69,6 +71,7 @@ final class RateLimitHandler extends ChannelDuplexHandler {
         if (verdict.note() != null) {
             client.log().note(verdict.note());
         }
+        passHeaders = verdict.passHeaders();
         if (verdict.rejected()) {
             RateZone zone = verdict.rejectedBy();
             reject(client, request, zone.status, zone.rejectionHeaders(verdict.retryNanos()));
@@ -93,6 +96,7 @@ final class RateLimitHandler extends ChannelDuplexHandler {
     }
 
     private void reject(ClientExchange client, HttpRequest request, HttpResponseStatus status, HttpHeaders headers) {
+        passHeaders = null;
         draining = !(request instanceof LastHttpContent);
         client.sendError(status, headers, false);
         ReferenceCountUtil.release(request);
@@ -131,6 +135,10 @@ final class RateLimitHandler extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (passHeaders != null && msg instanceof HttpResponse response && !informational(msg)) {
+            response.headers().add(passHeaders);
+            passHeaders = null;
+        }
         if (msg instanceof LastHttpContent && !informational(msg)) { // also a FullHttpResponse
             endExchange();
         }
@@ -172,6 +180,7 @@ final class RateLimitHandler extends ChannelDuplexHandler {
     }
 
     private void endExchange() {
+        passHeaders = null;
         for (int i = leases.size() - 1; i >= 0; i--) {
             leases.remove(i).release();
         }

@@ -14,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
 
 /**
  * The rate-limit and limit-conn zones of a configuration, shared by every event loop, and the factory of the
@@ -45,10 +44,11 @@ public final class RateLimits {
 
     /**
      * The zones of {@code config} on the system clock. Cache upkeep runs off the event loops (a sweep after a
-     * spray of addresses can expire many clients at once), and idle clients are swept even without traffic.
+     * spray of addresses can expire many clients at once) on {@link ZoneUpkeep}'s thread, and idle clients are
+     * swept even without traffic.
      */
     public static RateLimits create(PorticoConfig config) {
-        return new RateLimits(config, NanoClock.SYSTEM, ForkJoinPool.commonPool(), Scheduler.systemScheduler());
+        return new RateLimits(config, NanoClock.SYSTEM, ZoneUpkeep.SHARED, Scheduler.systemScheduler());
     }
 
     /** Tests: a manual clock, and upkeep on the calling thread only, so expiry and eviction are deterministic. */

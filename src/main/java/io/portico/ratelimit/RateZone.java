@@ -23,6 +23,8 @@ final class RateZone {
     final String noteDelayed;
     final String noteRejected;
     final String noteDryRun;
+    /** The verdict of a request this zone alone passes at once: shared, since it carries nothing per request. */
+    final RateVerdict passedAtOnce;
     private final AsciiString policy;
     private volatile Rejection lastRejection;
 
@@ -37,13 +39,32 @@ final class RateZone {
         this.noteDelayed = "limit=" + config.name() + ":delayed";
         this.noteRejected = "limit=" + config.name() + ":rejected";
         this.noteDryRun = "limit=" + config.name() + ":dry-run";
+        this.passedAtOnce = new RateVerdict(0, null, 0, notePassed, null);
         // draft-ietf-httpapi-ratelimit-headers: quota q per window w seconds, here the configured rate.
         this.policy = new AsciiString(
                 '"' + config.name() + "\";q=" + config.requests() + ";w=" + Math.max(1, config.per().toSeconds()));
     }
 
+    /** Whether passing responses carry this zone's RateLimit fields ({@code headers = always}, not in dry run). */
+    boolean headersOnPass() {
+        return config.headers() == RateLimitZoneConfig.Headers.ALWAYS && !config.dryRun();
+    }
+
     /**
-     * Retry-After and, unless the zone says {@code headers = false}, the RateLimit-Policy and RateLimit fields.
+     * Adds this zone's RateLimit-Policy and RateLimit fields for a request it let pass, which left the key's
+     * bucket {@code backlogNanos} ahead of now: {@code r} requests would still be admitted now (at once or
+     * paced), and the bucket is full again in {@code t} seconds (rounded up).
+     */
+    void addPassHeaders(HttpHeaders headers, long backlogNanos) {
+        long remaining = backlogNanos > shape.toleranceNanos() ? 0
+                : (shape.toleranceNanos() - backlogNanos) / shape.intervalNanos() + 1;
+        long seconds = (backlogNanos + TimeUnit.SECONDS.toNanos(1) - 1) / TimeUnit.SECONDS.toNanos(1);
+        headers.add(RATE_LIMIT_POLICY, policy);
+        headers.add(RATE_LIMIT, '"' + config.name() + "\";r=" + remaining + ";t=" + seconds);
+    }
+
+    /**
+     * Retry-After and, unless the zone says {@code headers = off}, the RateLimit-Policy and RateLimit fields.
      * Read-only, and the same instance while the wait in seconds stays the same: a flood of rejections (nearly
      * all with the same wait) builds and validates them once, not per response.
      */
@@ -59,7 +80,7 @@ final class RateZone {
 
     private HttpHeaders buildHeaders(long seconds) {
         AsciiString retryAfter = new AsciiString(Long.toString(seconds));
-        if (!config.headers()) {
+        if (config.headers() == RateLimitZoneConfig.Headers.OFF) {
             return new ReadOnlyHttpHeaders(true, HttpHeaderNames.RETRY_AFTER, retryAfter);
         }
         return new ReadOnlyHttpHeaders(true, HttpHeaderNames.RETRY_AFTER, retryAfter,

@@ -16,6 +16,12 @@ interface ZoneStore {
     /** Undoes a {@link #take} that admitted {@code key}: another zone rejected the same request. */
     void giveBack(ClientKey key, long nowNanos);
 
+    /**
+     * How far ahead of {@code nowNanos} the key's bucket is charged (nginx's {@code excess * T}); 0 for a key with
+     * a full bucket or no state. Read for the RateLimit header of passing responses only.
+     */
+    long backlogNanos(ClientKey key, long nowNanos);
+
     /** Keys currently held (an estimate). */
     long size();
 

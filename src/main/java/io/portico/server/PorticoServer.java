@@ -44,7 +44,7 @@ public final class PorticoServer implements AutoCloseable {
         this.group = new MultiThreadIoEventLoopGroup(
                 config.workers(), new DefaultThreadFactory("portico-loop"), transport.ioHandlerFactory());
         this.accessLog = AccessLog.create(config.accessLog());
-        this.targets = Targets.start(config, group);
+        this.targets = Targets.start(config, group, state::openConnections);
     }
 
     /** Binds every listener of {@code config}; a port in use fails with {@link ListenException}. */

@@ -4,44 +4,76 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoopGroup;
 import io.portico.config.LocationConfig;
 import io.portico.config.PorticoConfig;
+import io.portico.config.RateLimitZoneConfig;
 import io.portico.config.TargetConfig;
+import io.portico.metrics.MetricSources;
+import io.portico.metrics.MetricsResponder;
 import io.portico.proxy.Proxies;
+import io.portico.ratelimit.AccessRules;
 import io.portico.ratelimit.RateLimits;
 import io.portico.route.Responder;
 import io.portico.route.ReturnResponder;
 import io.portico.staticfile.StaticFiles;
+import io.portico.upstream.UpstreamPool;
+import io.portico.upstream.UpstreamServer;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.IntSupplier;
+import java.util.stream.Collectors;
 
 /**
  * The modules behind the locations, started with the server and closed with it: static files (one shared
- * cache), the upstream pools and their proxies, and the rate-limit zones.
+ * cache), the upstream pools and their proxies, the rate-limit zones, and the metrics that report on them.
  */
 final class Targets implements AutoCloseable {
     private final StaticFiles staticFiles;
     private final Proxies proxies;
     private final RateLimits rateLimits;
     private final boolean anyLimits;
+    private final MetricSources metrics;
 
-    private Targets(StaticFiles staticFiles, Proxies proxies, RateLimits rateLimits, boolean anyLimits) {
+    private Targets(StaticFiles staticFiles, Proxies proxies, RateLimits rateLimits, boolean anyLimits,
+            MetricSources metrics) {
         this.staticFiles = staticFiles;
         this.proxies = proxies;
         this.rateLimits = rateLimits;
         this.anyLimits = anyLimits;
+        this.metrics = metrics;
     }
 
-    static Targets start(PorticoConfig config, EventLoopGroup group) {
+    static Targets start(PorticoConfig config, EventLoopGroup group, IntSupplier openConnections) {
         boolean anyLimits = config.locations().stream()
                 .anyMatch(l -> !l.rateLimits().isEmpty() || !l.limitConn().isEmpty());
-        return new Targets(
-                StaticFiles.create(config.staticFiles()), Proxies.start(config, group), RateLimits.create(config), anyLimits);
+        Proxies proxies = Proxies.start(config, group);
+        RateLimits rateLimits = RateLimits.create(config);
+        Map<String, List<UpstreamServer>> upstreams = new LinkedHashMap<>();
+        for (UpstreamPool pool : proxies.pools().values()) {
+            upstreams.put(pool.name(), pool.servers());
+        }
+        Set<String> dryRun = config.rateLimits().values().stream()
+                .filter(RateLimitZoneConfig::dryRun).map(RateLimitZoneConfig::name).collect(Collectors.toSet());
+        MetricSources metrics = new MetricSources(rateLimits.rateLimitCounters(), dryRun,
+                rateLimits.limitConnCounters(), upstreams, openConnections);
+        return new Targets(StaticFiles.create(config.staticFiles()), proxies, rateLimits, anyLimits, metrics);
     }
 
+    /** The location's responder, behind its allow / deny lists when it has any. */
     Responder responder(LocationConfig location) {
+        return AccessRules.guard(location, target(location));
+    }
+
+    private Responder target(LocationConfig location) {
         TargetConfig t = location.target();
         if (t instanceof TargetConfig.Static s) {
             return staticFiles.responder(location, s, proxies::named);
         }
         if (t instanceof TargetConfig.Proxy p) {
             return proxies.responder(location, p);
+        }
+        if (t instanceof TargetConfig.Metrics) {
+            return new MetricsResponder(metrics);
         }
         return new ReturnResponder((TargetConfig.Return) t);
     }

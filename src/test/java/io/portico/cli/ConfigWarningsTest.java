@@ -29,4 +29,14 @@ class ConfigWarningsTest {
     void staysQuietForANetworkOfProxies() throws Exception {
         assertThat(ConfigWarnings.of(config("[\"10.0.0.0/8\"]"))).isEmpty();
     }
+
+    @Test
+    void warnsWhenMetricsAreOpenToEveryClient() throws Exception {
+        PorticoConfig open = ConfigLoader.parse(
+                "portico { locations = [ { exact = \"/metrics\", metrics = prometheus } ] }", "w.conf", Path.of("."));
+        assertThat(ConfigWarnings.of(open)).singleElement().asString().contains("= /metrics serves metrics to every client");
+        PorticoConfig restricted = ConfigLoader.parse("portico { locations = [ { exact = \"/metrics\","
+                + " metrics = prometheus, allow = [\"127.0.0.1/32\"] } ] }", "w.conf", Path.of("."));
+        assertThat(ConfigWarnings.of(restricted)).isEmpty();
+    }
 }

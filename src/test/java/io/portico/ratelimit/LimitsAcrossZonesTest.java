@@ -126,6 +126,26 @@ class LimitsAcrossZonesTest {
     }
 
     @Test
+    void limitConnKeysIpv6ClientsByTheZonePrefix() {
+        LimitConnConfig per64 = new LimitConnConfig("perip", "client-ip", 1, 503);
+        LimitConnConfig per128 = new LimitConnConfig("peraddress", "client-ip", 1, 503, 128);
+        assertThat(statusesOfTwoHolders(per64)).as("two addresses of one /64").containsExactly(200, 503);
+        assertThat(statusesOfTwoHolders(per128)).as("ipv6-prefix = 128").containsExactly(200, 200);
+    }
+
+    /** One request in progress from 2001:db8:0:1::1, then one from 2001:db8:0:1::2; their statuses. */
+    private List<Integer> statusesOfTwoHolders(LimitConnConfig zone) {
+        LocationConfig location = Configs.location(List.of(), List.of(zone.name()));
+        RateLimits limits = RateLimits.create(Configs.config(List.of(), List.of(zone), List.of(), location), clock);
+        EmbeddedChannel first = channel(limits, location, "2001:db8:0:1::1");
+        EmbeddedChannel second = channel(limits, location, "2001:db8:0:1::2");
+        List<Integer> statuses = List.of(send(first, request("a")), send(second, request("a")));
+        first.finishAndReleaseAll();
+        second.finishAndReleaseAll();
+        return statuses;
+    }
+
+    @Test
     void aDelayedRequestThatFindsItsConnectionLimitFullIsRejectedAndItsHeldBodyDrained() {
         RateLimitZoneConfig slow = Zones.delayed(1, SECOND, 5, 0);
         LimitConnConfig conn = new LimitConnConfig("perip", "client-ip", 1, 503);

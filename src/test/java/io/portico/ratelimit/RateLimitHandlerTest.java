@@ -37,6 +37,9 @@ class RateLimitHandlerTest {
 
     private EmbeddedChannel channel(RateLimits limits, String ip) {
         EmbeddedChannel channel = new EmbeddedChannel(limits.newHandler());
+        // The loop's timer moves only with advanceTimeBy: real time passing under a loaded suite must not fire
+        // a delayed request early.
+        channel.freezeTime();
         channel.attr(ClientExchange.KEY).set(new FakeClientExchange(channel, new Route(location, null)).client(ip));
         return channel;
     }

@@ -25,6 +25,8 @@ class RequestKeyTest {
     @Test
     void ipv4IsOneInt() {
         assertThat(key("client-ip", 64, "127.0.0.1")).isEqualTo(ClientKey.ipv4(0x7f000001));
+        assertThat(key("client-ip", 64, "255.1.2.200")).hasToString("255.1.2.200");
+        assertThat(key("client-ip", 64, "10.0.0.1")).isNotEqualTo(key("client-ip", 64, "10.0.0.2"));
     }
 
     @Test

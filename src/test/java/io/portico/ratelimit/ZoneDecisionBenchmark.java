@@ -10,7 +10,6 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.portico.config.RateLimitZoneConfig;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -61,9 +60,9 @@ public class ZoneDecisionBenchmark {
     public void setUp() {
         // Long enough a memory (100 s) that no client expires while the benchmark cycles through them all.
         RateLimitZoneConfig config = new RateLimitZoneConfig(
-                "allips", "client-ip", 1000, Duration.ofSeconds(1), 100_000, true, 0, 429, 1_000_000, false, 64, true);
+                "allips", "client-ip", 1000, Duration.ofSeconds(1), 100_000, true, 0, 429, 1_000_000, false, 64, RateLimitZoneConfig.Headers.ON_REJECT);
         // As in production (RateLimits.create): cache maintenance off the request thread.
-        zone = StoreKind.valueOf(store).create(config, NanoClock.SYSTEM, ForkJoinPool.commonPool());
+        zone = StoreKind.valueOf(store).create(config, NanoClock.SYSTEM, ZoneUpkeep.SHARED);
         keys = new ClientKey[clients];
         requests = new FakeClientExchange[1024];
         EmbeddedChannel channel = new EmbeddedChannel();

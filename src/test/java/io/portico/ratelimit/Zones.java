@@ -17,7 +17,7 @@ final class Zones {
 
     static RateLimitZoneConfig zone(long requests, Duration per, int burst, boolean nodelay, int delay) {
         return new RateLimitZoneConfig(
-                "allips", "client-ip", requests, per, burst, nodelay, delay, 429, 1_000_000, false, 64, true);
+                "allips", "client-ip", requests, per, burst, nodelay, delay, 429, 1_000_000, false, 64, RateLimitZoneConfig.Headers.ON_REJECT);
     }
 
     static RateLimitZoneConfig withMaxClients(RateLimitZoneConfig z, long maxClients) {
@@ -36,8 +36,12 @@ final class Zones {
     }
 
     static RateLimitZoneConfig withoutHeaders(RateLimitZoneConfig z) {
+        return withHeaders(z, RateLimitZoneConfig.Headers.OFF);
+    }
+
+    static RateLimitZoneConfig withHeaders(RateLimitZoneConfig z, RateLimitZoneConfig.Headers headers) {
         return new RateLimitZoneConfig(z.name(), z.key(), z.requests(), z.per(), z.burst(), z.nodelay(), z.delay(),
-                z.status(), z.maxClients(), z.dryRun(), z.ipv6Prefix(), false);
+                z.status(), z.maxClients(), z.dryRun(), z.ipv6Prefix(), headers);
     }
 
     static final Duration SECOND = Duration.ofSeconds(1);
