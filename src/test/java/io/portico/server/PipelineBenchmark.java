@@ -72,7 +72,7 @@ public class PipelineBenchmark {
                 }
                 """.formatted(dir), "pipeline-bench.conf", dir);
         unused = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        targets = Targets.start(config, unused);
+        targets = Targets.start(config, unused, () -> 1);
         Router router = Router.build(config.locations(), targets::responder);
         ClientChannelInitializer initializer = new ClientChannelInitializer(config.limits(), new ServerState(),
                 new ConnectionLimiter(config.limits().maxConnections()), new ClientAddresses(config.trustedProxies()),
