@@ -29,6 +29,8 @@ final class ResponseParser {
     private long contentLength;
     private long remaining;
     private long bodyBytes;
+    /** The line being read, copied out of the buffer (grown up to {@link #MAX_LINE} for long lines). */
+    private byte[] line = new byte[256];
 
     /** Ready for the response to a new request ({@code head}: a HEAD request, whose response has no body). */
     void reset(boolean headRequest) {
@@ -87,34 +89,35 @@ final class ResponseParser {
                     int start = in.readerIndex();
                     int end = lf > start && in.getByte(lf - 1) == '\r' ? lf - 1 : lf;
                     in.readerIndex(lf + 1);
-                    line(in, start, end);
+                    line(in, start, end - start);
                 }
             }
         }
         return state == State.DONE;
     }
 
-    private void line(ByteBuf in, int start, int end) throws MalformedResponseException {
+    /** One line of {@code length} bytes at {@code start} (line end excluded); only lines that matter are copied. */
+    private void line(ByteBuf in, int start, int length) throws MalformedResponseException {
         switch (state) {
             case STATUS_LINE -> {
-                if (end > start) { // empty lines before a status line are skipped, as Netty's decoder does
-                    statusLine(in, start, end);
+                if (length > 0) { // empty lines before a status line are skipped, as Netty's decoder does
+                    statusLine(copy(in, start, Math.min(length, 12)), length);
                 }
             }
             case HEADERS -> {
-                if (end == start) {
+                if (length == 0) {
                     headersDone();
-                } else {
-                    HeaderLine.apply(this, in, start, end);
+                } else if (HeaderLine.mayMatter(in.getByte(start))) {
+                    HeaderLine.apply(this, copy(in, start, length), 0, length);
                 }
             }
             case CHUNK_SIZE -> {
-                remaining = HeaderLine.chunkSize(in, start, end);
+                remaining = HeaderLine.chunkSize(copy(in, start, length), 0, length);
                 state = remaining == 0 ? State.TRAILERS : State.CHUNK_DATA;
             }
             case CHUNK_END -> state = State.CHUNK_SIZE;
             case TRAILERS -> {
-                if (end == start) {
+                if (length == 0) {
                     state = State.DONE;
                 }
             }
@@ -122,20 +125,29 @@ final class ResponseParser {
         }
     }
 
-    private void statusLine(ByteBuf in, int start, int end) throws MalformedResponseException {
-        if (end - start < 12 || !HeaderLine.startsWith(in, start, "HTTP/1.") || in.getByte(start + 8) != ' ') {
+    private byte[] copy(ByteBuf in, int start, int length) {
+        if (length > line.length) {
+            line = new byte[Math.max(length, Math.min(MAX_LINE, line.length * 2))];
+        }
+        in.getBytes(start, line, 0, length);
+        return line;
+    }
+
+    /** {@code in} starts with the first (at most 12) bytes of the status line, {@code length} bytes long. */
+    private void statusLine(byte[] in, int length) throws MalformedResponseException {
+        if (length < 12 || !HeaderLine.startsWith(in, 0, "HTTP/1.") || in[8] != ' ') {
             throw new MalformedResponseException("not an HTTP/1.x status line");
         }
         int code = 0;
-        for (int i = start + 9; i < start + 12; i++) {
-            int d = in.getByte(i) - '0';
+        for (int i = 9; i < 12; i++) {
+            int d = in[i] - '0';
             if (d < 0 || d > 9) {
                 throw new MalformedResponseException("bad status code");
             }
             code = code * 10 + d;
         }
         status = code;
-        http10 = in.getByte(start + 7) == '0';
+        http10 = in[7] == '0';
         closeHeader = false;
         keepAliveHeader = false;
         chunked = false;
