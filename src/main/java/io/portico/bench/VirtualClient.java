@@ -98,7 +98,7 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
         channel = done.channel();
         connectedTo = address;
         requestView = null; // a fresh view per connection: nothing of a closed one is ever rewound
-        channel.pipeline().addLast(this);
+        channel.pipeline().addLast("client", this);
         long now = System.nanoTime();
         connectNs = now - connectStart;
         stats.connectionOpened();
