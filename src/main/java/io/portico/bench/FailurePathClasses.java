@@ -63,7 +63,8 @@ final class FailurePathClasses {
     /** Two responses through the response parser, so the success path's classes are loaded too. */
     private static void exerciseParser() {
         ByteBuf in = Unpooled.copiedBuffer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\n"
-                + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\nok\r\n0\r\n\r\n", StandardCharsets.US_ASCII);
+                + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+                StandardCharsets.US_ASCII);
         try {
             ResponseParser parser = new ResponseParser();
             for (int i = 0; i < 2; i++) {

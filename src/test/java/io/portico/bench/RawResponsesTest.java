@@ -72,7 +72,8 @@ class RawResponsesTest {
 
     @Test
     void interimResponsesAreNotCountedAsAnswers() throws Exception {
-        BenchResult r = run(serve(false, "HTTP/1.1 100 Continue\r\n\r\n", "HTTP/1.1 503 Busy\r\nContent-Length: 0\r\n\r\n"), 2);
+        BenchResult r = run(serve(false, "HTTP/1.1 100 Continue\r\n\r\n",
+                "HTTP/1.1 503 Busy\r\nContent-Length: 0\r\n\r\n"), 2);
         assertThat(r.tally().responses()).isEqualTo(2);
         assertThat(r.tally().errors(ErrorClass.HTTP_503)).isEqualTo(2);
     }

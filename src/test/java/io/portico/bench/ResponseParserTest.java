@@ -41,7 +41,8 @@ class ResponseParserTest {
                 done = p.parse(pending);
                 pending.discardReadBytes();
             }
-            return new Parsed(done, p.status(), p.bodyBytes(), p.keepAlive(), pending.toString(StandardCharsets.ISO_8859_1));
+            return new Parsed(done, p.status(), p.bodyBytes(), p.keepAlive(),
+                    pending.toString(StandardCharsets.ISO_8859_1));
         } finally {
             pending.release();
         }
@@ -104,7 +105,8 @@ class ResponseParserTest {
     void anIncompleteResponseIsNotCompleteAndACloseDoesNotCompleteIt() throws Exception {
         ResponseParser p = new ResponseParser();
         p.reset(false);
-        ByteBuf in = Unpooled.copiedBuffer("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", StandardCharsets.US_ASCII);
+        ByteBuf in = Unpooled.copiedBuffer("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc",
+                StandardCharsets.US_ASCII);
         assertThat(p.parse(in)).isFalse();
         in.release();
         assertThat(p.closeCompletes()).isFalse();
