@@ -87,9 +87,8 @@ final class LoopDriver {
                 idle.addAll(clients);
                 tick();
             } else {
-                long now = System.nanoTime();
                 for (VirtualClient client : clients) {
-                    closedLoopNext(client, now);
+                    closedLoopNext(client, System.nanoTime());
                 }
             }
         });
@@ -118,10 +117,10 @@ final class LoopDriver {
     }
 
     /**
-     * A client finished its request at {@code nowNs}; {@code backoff} after failures that would otherwise spin. In
-     * the closed loop the next request leaves at once, so its latency counts from {@code nowNs}.
+     * A client finished its request; {@code backoff} after failures that would otherwise spin. The next request's
+     * clock starts when it is sent (one clock read for the send, one when the response arrives).
      */
-    void onIdle(VirtualClient client, boolean backoff, long nowNs) {
+    void onIdle(VirtualClient client, boolean backoff) {
         if (schedule != null) {
             // a hop through the task queue: a connect that fails at once must not recurse through the backlog
             loop.execute(() -> openLoopNext(client));
@@ -130,7 +129,7 @@ final class LoopDriver {
         if (backoff) {
             loop.schedule(() -> closedLoopNext(client, System.nanoTime()), RETRY_BACKOFF_NS, TimeUnit.NANOSECONDS);
         } else {
-            closedLoopNext(client, nowNs);
+            closedLoopNext(client, System.nanoTime());
         }
     }
 

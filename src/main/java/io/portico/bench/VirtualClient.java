@@ -157,7 +157,7 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
         if (!keepAlive || !parser.keepAlive()) {
             closeChannel();
         }
-        driver.onIdle(this, false, now);
+        driver.onIdle(this, false);
     }
 
     /** Called by the driver's sweep: records a request that outlived its timeout at its timeout. */
@@ -166,7 +166,7 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
             inFlight = false;
             stats.timeout(writeNs + timeoutNs - intendedNs);
             closeChannel();
-            driver.onIdle(this, true, nowNs);
+            driver.onIdle(this, true);
         }
     }
 
@@ -199,7 +199,7 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
         writeNs = 0;
         stats.error(error, cause);
         closeChannel();
-        driver.onIdle(this, connectFailed || error.clientSide(), System.nanoTime());
+        driver.onIdle(this, connectFailed || error.clientSide());
     }
 
     /** Closes the connection (end of run, or no keep-alive). */
