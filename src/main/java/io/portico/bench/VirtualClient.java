@@ -108,11 +108,12 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
     private void write(long nowNs) {
         writeNs = nowNs;
         parser.reset(template.head());
-        if (requestView == null || viewOf != template) {
+        if (requestView == null || viewOf != template || requestView.isReadable()) {
+            // readable: a server answered before reading the whole last request, which may still be queued
             requestView = template.newView();
             viewOf = template;
         } else {
-            requestView.readerIndex(0); // the last send was fully written: its response came back
+            requestView.readerIndex(0); // the last send was fully written
         }
         channel.writeAndFlush(requestView, channel.voidPromise());
     }
