@@ -1,12 +1,7 @@
 package io.portico.bench;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
-import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.net.ConnectException;
@@ -61,24 +56,27 @@ final class FailurePathClasses {
         ErrorClassifier.connectFailure(new IOException("Too many open files", new ConnectException("x")));
         ErrorClassifier.ioFailure(new IOException("Connection reset by peer"));
         new IntervalSample(0, 1, 0, 0, 0, 0, 0, 0).rps();
-        exerciseCodec();
+        exerciseParser();
         String.format("%d %.2f %s", 1, 1.0, "x");
     }
 
-    /** One request and response through the client pipeline, so the success path's classes are loaded too. */
-    private static void exerciseCodec() {
-        EmbeddedChannel ch = new EmbeddedChannel(VirtualClient.RawWrites.INSTANCE, VirtualClient.newCodec());
-        ch.writeOutbound(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/"));
-        ch.pipeline().context(VirtualClient.RawWrites.INSTANCE).writeAndFlush(Unpooled.wrappedBuffer(new byte[] {'x'}));
-        ch.writeInbound(Unpooled.copiedBuffer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\n"
-                + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\nok\r\n0\r\n\r\n", StandardCharsets.US_ASCII));
-        Object msg;
-        while ((msg = ch.readInbound()) != null) {
-            if (msg instanceof io.netty.handler.codec.http.HttpResponse r) {
-                HttpUtil.isKeepAlive(r);
+    /** Two responses through the response parser, so the success path's classes are loaded too. */
+    private static void exerciseParser() {
+        ByteBuf in = Unpooled.copiedBuffer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\n"
+                + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+                StandardCharsets.US_ASCII);
+        try {
+            ResponseParser parser = new ResponseParser();
+            for (int i = 0; i < 2; i++) {
+                parser.reset(false);
+                parser.parse(in);
+                parser.keepAlive();
             }
-            ReferenceCountUtil.release(msg);
+            new MalformedResponseException("x").getMessage();
+        } catch (MalformedResponseException e) {
+            throw new IllegalStateException(e);
+        } finally {
+            in.release();
         }
-        ch.finishAndReleaseAll();
     }
 }

@@ -88,7 +88,7 @@ final class LoopDriver {
                 tick();
             } else {
                 for (VirtualClient client : clients) {
-                    closedLoopNext(client);
+                    closedLoopNext(client, System.nanoTime());
                 }
             }
         });
@@ -106,7 +106,7 @@ final class LoopDriver {
         }
         long now = System.nanoTime();
         while (schedule.backlog(now) > 0 && !idle.isEmpty()) {
-            idle.poll().send(nextTemplate(), schedule.take());
+            idle.poll().send(nextTemplate(), schedule.take(), now);
         }
         if (schedule.exhausted()) {
             stop();
@@ -116,7 +116,10 @@ final class LoopDriver {
         loop.schedule(this::tick, delay, TimeUnit.NANOSECONDS);
     }
 
-    /** A client finished its request; {@code backoff} after failures that would otherwise spin. */
+    /**
+     * A client finished its request; {@code backoff} after failures that would otherwise spin. The next request's
+     * clock starts when it is sent (one clock read for the send, one when the response arrives).
+     */
     void onIdle(VirtualClient client, boolean backoff) {
         if (schedule != null) {
             // a hop through the task queue: a connect that fails at once must not recurse through the backlog
@@ -124,22 +127,23 @@ final class LoopDriver {
             return;
         }
         if (backoff) {
-            loop.schedule(() -> closedLoopNext(client), RETRY_BACKOFF_NS, TimeUnit.NANOSECONDS);
+            loop.schedule(() -> closedLoopNext(client, System.nanoTime()), RETRY_BACKOFF_NS, TimeUnit.NANOSECONDS);
         } else {
-            closedLoopNext(client);
+            closedLoopNext(client, System.nanoTime());
         }
     }
 
     private void openLoopNext(VirtualClient client) {
-        if (!stopping && schedule.backlog(System.nanoTime()) > 0) {
-            client.send(nextTemplate(), schedule.take());
+        long now = System.nanoTime();
+        if (!stopping && schedule.backlog(now) > 0) {
+            client.send(nextTemplate(), schedule.take(), now);
         } else {
             idle.add(client);
             checkFinished();
         }
     }
 
-    private void closedLoopNext(VirtualClient client) {
+    private void closedLoopNext(VirtualClient client, long nowNs) {
         if (stopping || client.repetitionsLeft <= 0 || permits != null && permits.getAndDecrement() <= 0) {
             client.closeChannel();
             idle.add(client);
@@ -147,7 +151,7 @@ final class LoopDriver {
             return;
         }
         client.repetitionsLeft--;
-        client.send(nextTemplate(), System.nanoTime());
+        client.send(nextTemplate(), nowNs, nowNs);
     }
 
     /** Stops sending; requests the open loop owed but never sent are recorded at their lateness. */

@@ -2,22 +2,18 @@ package io.portico.bench;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
-import io.netty.handler.codec.http.EmptyHttpHeaders;
-import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpVersion;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
- * A request prepared once per target: its headers are built once and shared (read-only) by every request sent to
- * that target, so sending costs one small object and a wrapped body, not a header copy.
+ * A request prepared once per target and encoded once: every request sent to that target writes a view of the same
+ * bytes, so sending costs no header encoding and no copy.
  */
 final class RequestTemplate {
 
@@ -26,9 +22,10 @@ final class RequestTemplate {
     private final HttpMethod method;
     private final String uri;
     private final HttpHeaders headers;
-    /** The pre-encoded request (null for HEAD), owned here; {@link #encoded} is its unreleasable view. */
+    /** The pre-encoded request, owned here; {@link #encoded} is its unreleasable view. */
     private final ByteBuf owned;
     private final ByteBuf encoded;
+    private final boolean head;
 
     RequestTemplate(RequestTarget target, InetSocketAddress address, BenchOptions options) {
         this.target = target;
@@ -52,22 +49,19 @@ final class RequestTemplate {
             h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
         this.headers = h;
-        this.owned = method == HttpMethod.HEAD ? null : encode();
-        this.encoded = owned == null ? null : Unpooled.unreleasableBuffer(owned);
+        this.head = method == HttpMethod.HEAD;
+        this.owned = encode();
+        this.encoded = Unpooled.unreleasableBuffer(owned);
     }
 
-    /**
-     * The request as bytes, built once: writing a duplicate skips header encoding on every send (HttpClientCodec
-     * passes ByteBufs through; its decoder treats a response without a queued method as a GET's). HEAD keeps the
-     * HttpRequest path so the decoder knows the response has no body.
-     */
+    /** The request as bytes, built once (the response parser is told separately when it answers a HEAD). */
     private ByteBuf encode() {
-        StringBuilder head = new StringBuilder().append(method.name()).append(' ').append(uri).append(" HTTP/1.1\r\n");
+        StringBuilder text = new StringBuilder().append(method.name()).append(' ').append(uri).append(" HTTP/1.1\r\n");
         for (Map.Entry<String, String> e : headers) {
-            head.append(e.getKey()).append(": ").append(e.getValue()).append("\r\n");
+            text.append(e.getKey()).append(": ").append(e.getValue()).append("\r\n");
         }
-        head.append("\r\n");
-        byte[] start = head.toString().getBytes(StandardCharsets.ISO_8859_1);
+        text.append("\r\n");
+        byte[] start = text.toString().getBytes(StandardCharsets.ISO_8859_1);
         ByteBuf buf = Unpooled.directBuffer(start.length + target.body().length);
         return buf.writeBytes(start).writeBytes(target.body());
     }
@@ -77,7 +71,7 @@ final class RequestTemplate {
      * unreleasable views, so the template is the one owner of the memory.
      */
     void release() {
-        if (owned != null && owned.refCnt() > 0) {
+        if (owned.refCnt() > 0) {
             owned.release();
         }
     }
@@ -90,16 +84,16 @@ final class RequestTemplate {
         return target;
     }
 
-    /** What to write for one request: a duplicate of the pre-encoded bytes, or (HEAD) an HttpRequest. */
-    Object newMessage() {
-        return encoded != null ? encoded.duplicate() : newRequest();
+    /** Whether this is a HEAD request, whose response has headers only. */
+    boolean head() {
+        return head;
     }
 
-    /** A new request sharing the template's headers; the encoder releases its (wrapped, uncopied) body. */
-    FullHttpRequest newRequest() {
-        byte[] body = target.body();
-        return new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri,
-                body.length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body), headers,
-                EmptyHttpHeaders.INSTANCE);
+    /**
+     * A view of the request bytes with its own indices, for one connection: rewinding it ({@code readerIndex(0)})
+     * makes it ready for the next send. Releasing it frees nothing.
+     */
+    ByteBuf newView() {
+        return encoded.duplicate();
     }
 }

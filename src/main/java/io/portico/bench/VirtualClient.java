@@ -7,21 +7,15 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelOutboundHandlerAdapter;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
-import io.netty.handler.codec.http.HttpClientCodec;
-import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpObject;
-import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 
 /**
  * One virtual client: one HTTP/1.1 connection, one request in flight at a time, no pipelining. Lives on its
  * driver's event loop. Reconnects when the connection is gone (no keep-alive, server close, error).
+ *
+ * <p>It speaks raw bytes, like wrk: the request is the template's pre-encoded bytes (one view per connection,
+ * rewound for each send) and the response is framed by a {@link ResponseParser} over the received buffers, so a
+ * request/response pair costs no HTTP object, header table or String on the client side.
  */
 @ChannelHandler.Sharable // re-added to each new connection of this client, always on the same loop
 final class VirtualClient extends ChannelInboundHandlerAdapter {
@@ -31,19 +25,22 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
     private final InetSocketAddress localAddress;
     private final LoopStats stats;
     private final boolean keepAlive;
+    private final ResponseParser parser = new ResponseParser();
     long repetitionsLeft;
 
     private Channel channel;
-    private ChannelHandlerContext rawContext;
+    private InetSocketAddress connectedTo;
     private RequestTemplate template;
+    /** The request bytes written on this connection: a view of {@link #viewOf}'s bytes, rewound per send. */
+    private ByteBuf requestView;
+    private RequestTemplate viewOf;
+    /** Received bytes of a line that a read cut in two, kept for the next read; null almost always. */
+    private ByteBuf pending;
     private boolean inFlight;
     private long intendedNs;
     private long connectNs;
     private long writeNs;
     private long firstByteNs;
-    private int status;
-    private long bytes;
-    private boolean serverKeepAlive;
 
     VirtualClient(LoopDriver driver, Bootstrap bootstrap, InetSocketAddress localAddress, LoopStats stats,
             boolean keepAlive) {
@@ -58,26 +55,28 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
         return inFlight;
     }
 
-    /** Sends {@code request}; latency counts from {@code intendedNs} (now for the closed loop, due time for open). */
-    void send(RequestTemplate request, long intendedNs) {
+    /**
+     * Sends {@code request}; latency counts from {@code intendedNs} (now for the closed loop, due time for open).
+     * {@code nowNs} is the caller's current System.nanoTime(), so a send reads the clock no more than it must.
+     */
+    void send(RequestTemplate request, long intendedNs, long nowNs) {
         this.template = request;
         this.intendedNs = intendedNs;
         this.inFlight = true;
         this.connectNs = 0;
-        this.status = 0;
-        this.bytes = 0;
         this.firstByteNs = 0;
-        if (channel != null && channel.isActive() && channel.remoteAddress().equals(request.address())) {
-            write();
+        InetSocketAddress address = request.address();
+        if (channel != null && channel.isActive()
+                && (connectedTo == address || connectedTo.equals(address))) {
+            write(nowNs);
             return;
         }
         closeChannel();
-        long connectStart = System.nanoTime();
-        ChannelFuture f = localAddress == null ? bootstrap.connect(request.address())
-                : bootstrap.connect(request.address(), localAddress);
+        long connectStart = nowNs;
+        ChannelFuture f = localAddress == null ? bootstrap.connect(address) : bootstrap.connect(address, localAddress);
         f.addListener((ChannelFuture done) -> {
             try {
-                connected(done, connectStart);
+                connected(done, connectStart, address);
             } catch (Throwable t) {
                 // e.g. a class that could not load while out of file descriptors: count it, keep going
                 if (inFlight) {
@@ -87,7 +86,7 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
         });
     }
 
-    private void connected(ChannelFuture done, long connectStart) {
+    private void connected(ChannelFuture done, long connectStart, InetSocketAddress address) {
         if (!inFlight) {
             done.channel().close();
             return;
@@ -97,66 +96,66 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
             return;
         }
         channel = done.channel();
-        channel.pipeline().addLast(RawWrites.INSTANCE).addLast(newCodec(), this);
-        rawContext = channel.pipeline().context(RawWrites.INSTANCE);
-        connectNs = System.nanoTime() - connectStart;
+        connectedTo = address;
+        requestView = null; // a fresh view per connection: nothing of a closed one is ever rewound
+        channel.pipeline().addLast("client", this);
+        long now = System.nanoTime();
+        connectNs = now - connectStart;
         stats.connectionOpened();
-        write();
+        write(now);
     }
 
-    /**
-     * A client codec that does not validate the server's header names and values: a load generator only needs the
-     * status, the framing and the keep-alive decision, and validation was a tenth of the client's CPU.
-     */
-    static HttpClientCodec newCodec() {
-        HttpDecoderConfig config = new HttpDecoderConfig()
-                .setHeadersFactory(DefaultHttpHeadersFactory.headersFactory().withValidation(false))
-                .setTrailersFactory(DefaultHttpHeadersFactory.trailersFactory().withValidation(false));
-        return new HttpClientCodec(config, false, false);
-    }
-
-    private void write() {
-        writeNs = System.nanoTime();
-        Object message = template.newMessage();
-        if (message instanceof ByteBuf) {
-            // pre-encoded bytes enter the pipeline below the codec, so its encoder never sees them
-            rawContext.writeAndFlush(message, rawContext.voidPromise());
+    private void write(long nowNs) {
+        writeNs = nowNs;
+        parser.reset(template.head());
+        if (requestView == null || viewOf != template || requestView.isReadable()) {
+            // readable: a server answered before reading the whole last request, which may still be queued
+            requestView = template.newView();
+            viewOf = template;
         } else {
-            channel.writeAndFlush(message, channel.voidPromise());
+            requestView.readerIndex(0); // the last send was fully written
         }
+        channel.writeAndFlush(requestView, channel.voidPromise());
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf in = (ByteBuf) msg;
         try {
-            if (!inFlight || ctx.channel() != channel) {
-                return;
+            if (inFlight && ctx.channel() == channel) {
+                read(ctx, in);
             }
-            if (msg instanceof HttpObject o && o.decoderResult().isFailure()) {
-                fail(ErrorClass.OTHER, o.decoderResult().cause(), false);
-                return;
-            }
-            if (msg instanceof HttpResponse response) {
-                firstByteNs = System.nanoTime();
-                status = response.status().code();
-                serverKeepAlive = HttpUtil.isKeepAlive(response);
-            }
-            if (msg instanceof HttpContent content) {
-                bytes += content.content().readableBytes();
-                if (msg instanceof LastHttpContent && status >= 200) {
-                    complete();
-                }
-            }
+        } catch (MalformedResponseException e) {
+            releasePending();
+            fail(ErrorClass.OTHER, e, false);
         } finally {
-            ReferenceCountUtil.release(msg);
+            in.release();
         }
     }
 
-    private void complete() {
+    private void read(ChannelHandlerContext ctx, ByteBuf in) throws MalformedResponseException {
         long now = System.nanoTime();
+        if (firstByteNs == 0) {
+            firstByteNs = now;
+        }
+        ByteBuf buf = in;
+        if (pending != null) {
+            buf = pending.writeBytes(in);
+        }
+        if (parser.parse(buf)) {
+            releasePending(); // anything after the response is not an answer to anything: dropped
+            complete(now);
+        } else if (buf == in && in.isReadable()) {
+            pending = ctx.alloc().heapBuffer(in.readableBytes()).writeBytes(in);
+        } else if (buf == pending) {
+            pending.discardReadBytes();
+        }
+    }
+
+    private void complete(long now) {
         inFlight = false;
-        stats.response(status, now - intendedNs, connectNs, firstByteNs - writeNs, bytes);
-        if (!keepAlive || !serverKeepAlive) {
+        stats.response(parser.status(), now - intendedNs, connectNs, firstByteNs - writeNs, parser.bodyBytes());
+        if (!keepAlive || !parser.keepAlive()) {
             closeChannel();
         }
         driver.onIdle(this, false);
@@ -184,10 +183,15 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         if (inFlight && ctx.channel() == channel) {
-            fail(ErrorClass.PREMATURE_CLOSE, null, false);
+            if (parser.closeCompletes()) {
+                complete(System.nanoTime()); // a body delimited by the close: this is its end
+            } else {
+                fail(ErrorClass.PREMATURE_CLOSE, null, false);
+            }
         }
         if (ctx.channel() == channel) {
             channel = null;
+            releasePending();
         }
     }
 
@@ -201,10 +205,18 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
 
     /** Closes the connection (end of run, or no keep-alive). */
     void closeChannel() {
+        releasePending();
         if (channel != null) {
             Channel c = channel;
             channel = null;
             c.close();
+        }
+    }
+
+    private void releasePending() {
+        if (pending != null) {
+            pending.release();
+            pending = null;
         }
     }
 
@@ -215,11 +227,5 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
             stats.timeout(nowNs - intendedNs);
         }
         closeChannel();
-    }
-
-    /** Marks where pre-encoded requests are written: between the socket and the HTTP codec. */
-    @ChannelHandler.Sharable
-    static final class RawWrites extends ChannelOutboundHandlerAdapter {
-        static final RawWrites INSTANCE = new RawWrites();
     }
 }

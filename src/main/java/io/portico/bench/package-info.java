@@ -1,8 +1,9 @@
 /**
- * The {@code portico bench} load generator and its reports: a Netty HTTP/1.1 client with one connection per virtual
- * client, closed-loop and open-loop (intended-schedule, coordinated-omission-free) load models, latency in
- * HdrHistogram, error classification that separates the client's own limits from the server's failures, siege/ab
- * style text output, JSON, HTML and A/B comparison.
+ * The {@code portico bench} load generator and its reports: an HTTP/1.1 client on Netty's transport (pre-encoded
+ * requests, responses framed from the raw bytes by {@link io.portico.bench.ResponseParser}, no HTTP codec) with one
+ * connection per virtual client, closed-loop and open-loop (intended-schedule, coordinated-omission-free) load
+ * models, latency in HdrHistogram, error classification that separates the client's own limits from the server's
+ * failures, siege/ab style text output, JSON, HTML and A/B comparison.
  *
  * <p>Threading: each {@link io.portico.bench.LoopDriver} and its {@link io.portico.bench.VirtualClient}s live on one
  * client event loop and are touched only there; they publish figures through {@link io.portico.bench.LoopStats}
