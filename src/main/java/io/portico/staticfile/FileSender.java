@@ -3,6 +3,7 @@ package io.portico.staticfile;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
@@ -97,9 +98,13 @@ final class FileSender {
                     throw e;
                 }
                 exchange.answering();
+                boolean corked = TcpCork.on(channel);
                 channel.write(response);
                 writeFile(exchange, fileChannel, start, length);
-                channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+                ChannelFuture done = channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+                if (corked) {
+                    done.addListener(written -> TcpCork.off(channel));
+                }
             }, failure -> exchange.retry(representation, failure), FileSender::close);
         }
     }
