@@ -28,7 +28,13 @@ public final class ErrorPages {
     private static final ConcurrentMap<Integer, Page> HTML_PAGES = new ConcurrentHashMap<>();
     private static final ConcurrentMap<Integer, Page> PLAIN_PAGES = new ConcurrentHashMap<>();
 
-    private record Page(String reason, ByteBuf body) {}
+    /** A page's bytes (direct, so the encoder copies them with one memcpy) and its length as the header wants it. */
+    private record Page(String reason, ByteBuf body, AsciiString length) {
+        static Page of(HttpResponseStatus status, boolean html) {
+            ByteBuf body = ErrorPages.body(status, html);
+            return new Page(status.reasonPhrase(), body, AsciiString.of(Integer.toString(body.readableBytes())));
+        }
+    }
 
     private ErrorPages() {}
 
@@ -39,15 +45,23 @@ public final class ErrorPages {
     public static FullHttpResponse build(HttpResponseStatus status, String accept, HttpHeaders extra, boolean close) {
         boolean html = accept == null || accept.isEmpty() || accept.contains("text/html") || accept.contains("*/*");
         // A duplicate of an unreleasable buffer: own indices, and releasing it (the encoder does) frees nothing.
-        Page page = (html ? HTML_PAGES : PLAIN_PAGES)
-                .computeIfAbsent(status.code(), code -> new Page(status.reasonPhrase(), body(status, html)));
-        ByteBuf content = page.reason().equals(status.reasonPhrase()) ? page.body().duplicate() : body(status, html);
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content, ResponseHeaders.HEADERS, ResponseHeaders.NO_TRAILERS);
+        ConcurrentMap<Integer, Page> pages = html ? HTML_PAGES : PLAIN_PAGES;
+        Page page = pages.get(status.code());
+        if (page == null) { // no capturing lambda per call: a flood of 503s allocates no page and no closure
+            page = Page.of(status, html);
+            Page raced = pages.putIfAbsent(status.code(), page);
+            page = raced != null ? raced : page;
+        }
+        if (!page.reason().equals(status.reasonPhrase())) {
+            page = Page.of(status, html); // a custom reason phrase: its own page, not cached
+        }
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, page.body().duplicate(),
+                ResponseHeaders.HEADERS, ResponseHeaders.NO_TRAILERS);
         HttpHeaders h = response.headers();
         h.set(HttpHeaderNames.SERVER, SERVER);
         h.set(HttpHeaderNames.DATE, HttpDates.now());
         h.set(HttpHeaderNames.CONTENT_TYPE, html ? HTML : PLAIN);
-        h.setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());
+        h.set(HttpHeaderNames.CONTENT_LENGTH, page.length());
         if (extra != null) {
             h.add(extra);
         }
@@ -63,7 +77,8 @@ public final class ErrorPages {
                 ? "<!DOCTYPE html>\n<html><head><title>" + text + "</title></head>\n<body><h1>" + text
                         + "</h1><hr><p>portico</p></body></html>\n"
                 : text + "\n";
-        return Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(body.getBytes(StandardCharsets.UTF_8)).asReadOnly());
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        return Unpooled.unreleasableBuffer(Unpooled.directBuffer(bytes.length).writeBytes(bytes));
     }
 
     /** A pre-encoded response for places below the HTTP codec (timeouts before a request head is complete). */
