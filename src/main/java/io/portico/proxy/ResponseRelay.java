@@ -115,7 +115,7 @@ final class ResponseRelay {
         if (response instanceof FullHttpResponse) {
             return true;
         }
-        client.channel().write(response);
+        client.channel().write(response, client.channel().voidPromise());
         readMore();
         return false;
     }

@@ -71,7 +71,7 @@ final class ResponseWriter {
     void end(LastHttpContent last) {
         if (spill == null) {
             completing.run();
-            client.writeAndFlush(last);
+            client.writeAndFlush(last, client.voidPromise());
         } else {
             spill.end(last);
             drain();
@@ -102,7 +102,7 @@ final class ResponseWriter {
         LastHttpContent last = spill.drainedLast();
         if (last != null) {
             completing.run();
-            client.writeAndFlush(last);
+            client.writeAndFlush(last, client.voidPromise());
         }
     }
 
