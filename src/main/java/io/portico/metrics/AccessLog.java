@@ -1,5 +1,6 @@
 package io.portico.metrics;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
@@ -59,6 +60,8 @@ public final class AccessLog implements AutoCloseable {
         Logger logger = context.getLogger(LOGGER);
         logger.detachAndStopAllAppenders();
         logger.setAdditive(false);
+        // Its own level: a logback configuration that quiets the root logger must not silence the access log.
+        logger.setLevel(Level.INFO);
         logger.addAppender(async);
         return new AccessLog(logger, async);
     }

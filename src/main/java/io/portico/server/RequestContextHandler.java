@@ -25,6 +25,8 @@ import java.util.Locale;
 final class RequestContextHandler extends ChannelDuplexHandler {
     private static final DateTimeFormatter TIME_LOCAL =
             DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss Z", Locale.ROOT).withZone(ZoneId.systemDefault());
+    private static volatile LocalTime lastTime;
+    private static final String HEX = "0123456789ABCDEF"; // nginx's case
 
     private final ClientAddresses addresses;
     private final AccessLog accessLog;
@@ -94,14 +96,18 @@ final class RequestContextHandler extends ChannelDuplexHandler {
         HttpRequest r = rc.request();
         StringBuilder b = new StringBuilder(200);
         b.append(rc.clientAddress().getAddress().getHostAddress()).append(" - - [")
-                .append(TIME_LOCAL.format(Instant.ofEpochMilli(rc.startMillis()))).append("] \"")
-                .append(r.method().name()).append(' ').append(r.uri()).append(' ').append(r.protocolVersion().text())
-                .append("\" ").append(rc.status).append(' ').append(rc.bytes).append(" \"")
-                .append(header(r, HttpHeaderNames.REFERER.toString())).append("\" \"")
-                .append(header(r, HttpHeaderNames.USER_AGENT.toString())).append("\" rt=")
-                .append(seconds(System.nanoTime() - rc.startNanos())).append(" uaddr=")
-                .append(rc.log().upstream()).append(" urt=")
-                .append(rc.log().upstreamNanos() < 0 ? "-" : seconds(rc.log().upstreamNanos()));
+                .append(timeLocal(rc.startMillis())).append("] \"")
+                .append(r.method().name()).append(' ');
+        appendEscaped(b, r.uri()).append(' ').append(r.protocolVersion().text())
+                .append("\" ").append(rc.status).append(' ').append(rc.bytes).append(" \"");
+        appendHeader(b, r, HttpHeaderNames.REFERER).append("\" \"");
+        appendHeader(b, r, HttpHeaderNames.USER_AGENT).append("\" rt=");
+        appendSeconds(b, System.nanoTime() - rc.startNanos()).append(" uaddr=").append(rc.log().upstream()).append(" urt=");
+        if (rc.log().upstreamNanos() < 0) {
+            b.append('-');
+        } else {
+            appendSeconds(b, rc.log().upstreamNanos());
+        }
         if (!rc.log().note().equals("-")) {
             b.append(' ').append(rc.log().note());
         }
@@ -111,13 +117,49 @@ final class RequestContextHandler extends ChannelDuplexHandler {
         return b.toString();
     }
 
-    private static String header(HttpRequest r, String name) {
+    private static StringBuilder appendHeader(StringBuilder b, HttpRequest r, CharSequence name) {
         String v = r.headers().get(name);
-        return v == null ? "-" : v.replace("\"", "\\\"");
+        return v == null ? b.append('-') : appendEscaped(b, v);
     }
 
-    private static String seconds(long nanos) {
-        long micros = nanos / 1000;
-        return String.format(Locale.ROOT, "%d.%03d", micros / 1_000_000, (micros / 1000) % 1000);
+    /**
+     * As nginx escapes variables in its log (escape=default): a quote, a backslash and any byte outside printable
+     * ASCII become \xXX, so a client cannot end a quoted field early or forge a line.
+     */
+    static StringBuilder appendEscaped(StringBuilder b, String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '"' || c == '\\' || c < 0x20 || c > 0x7e) {
+                int v = c > 0xff ? '?' : c;
+                b.append("\\x").append(HEX.charAt(v >> 4)).append(HEX.charAt(v & 0xf));
+            } else {
+                b.append(c);
+            }
+        }
+        return b;
     }
+
+    /** Seconds with milliseconds, as nginx's $request_time: "0.004". (String.format cost ~0.6 us a call here.) */
+    static StringBuilder appendSeconds(StringBuilder b, long nanos) {
+        long millis = Math.max(0, nanos) / 1_000_000;
+        long fraction = millis % 1000;
+        b.append(millis / 1000).append('.');
+        if (fraction < 100) {
+            b.append(fraction < 10 ? "00" : "0");
+        }
+        return b.append(fraction);
+    }
+
+    /** The [time_local] text of the current second, formatted once per second rather than once per line. */
+    private static String timeLocal(long millis) {
+        long second = millis / 1000;
+        LocalTime cached = lastTime;
+        if (cached == null || cached.second != second) {
+            cached = new LocalTime(second, TIME_LOCAL.format(Instant.ofEpochSecond(second)));
+            lastTime = cached; // shared by the event loops: a race only formats the same second twice
+        }
+        return cached.text;
+    }
+
+    private record LocalTime(long second, String text) {}
 }

@@ -49,6 +49,10 @@ public class PipelineBenchmark {
     @Param({"static", "return", "rejected"})
     String target;
 
+    /** off, or a file the access log writes to (/dev/null: the line is built and queued, the disk costs nothing). */
+    @Param({"off"})
+    String accessLog;
+
     private Path dir;
     private MultiThreadIoEventLoopGroup unused;
     private Targets targets;
@@ -61,7 +65,7 @@ public class PipelineBenchmark {
         Files.write(dir.resolve("1k.txt"), new byte[1024]);
         PorticoConfig config = ConfigLoader.parse("""
                 portico {
-                  access-log = off
+                  access-log = %s
                   limits.keepalive-requests = 2147483647
                   rate-limits { one { rate = 1r/m, burst = 0, nodelay = true, status = 503 } }
                   locations = [
@@ -70,7 +74,8 @@ public class PipelineBenchmark {
                     { path = "/limited/", return = { status = 200, body = "never" }, rate-limit = one }
                   ]
                 }
-                """.formatted(dir), "pipeline-bench.conf", dir);
+                """.formatted(accessLog.equals("off") ? "off" : "\"" + accessLog + "\"", dir),
+                "pipeline-bench.conf", dir);
         unused = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         targets = Targets.start(config, unused, () -> 1);
         Router router = Router.build(config.locations(), targets::responder);
