@@ -37,7 +37,7 @@ public final class AccessLog implements AutoCloseable {
         encoder.start();
         OutputStreamAppender<ILoggingEvent> sink;
         if (config.kind() == AccessLogConfig.Kind.FILE) {
-            FileAppender<ILoggingEvent> file = new FileAppender<>();
+            FileAppender<ILoggingEvent> file = new FlushingFileAppender();
             file.setFile(config.file().orElseThrow().toString());
             file.setAppend(true);
             sink = file;
@@ -47,7 +47,9 @@ public final class AccessLog implements AutoCloseable {
         sink.setContext(context);
         sink.setName("access-sink");
         sink.setEncoder(encoder);
-        sink.setImmediateFlush(config.kind() != AccessLogConfig.Kind.FILE);
+        if (config.kind() != AccessLogConfig.Kind.FILE) {
+            sink.setImmediateFlush(true); // a console shows each line at once; a file is flushed every second
+        }
         sink.start();
         AsyncAppenderBase<ILoggingEvent> async = new AsyncAppenderBase<>();
         async.setContext(context);
