@@ -68,7 +68,7 @@ final class ActiveHealthCheck {
         Transport transport = Transport.of(loop);
         Bootstrap b = new Bootstrap()
                 .group(loop)
-                .channel(transport.channelClass(server.address()))
+                .channelFactory(transport.channelFactory(server.address()))
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, config.timeout().toMillis()))
                 .handler(new ChannelInitializer<Channel>() {
                     @Override

@@ -59,7 +59,7 @@ public final class LoopConnections {
     public void connect(UpstreamServer server, Consumer<UpstreamConnection> connected, Consumer<Throwable> failed) {
         Bootstrap b = new Bootstrap()
                 .group(loop)
-                .channel(transport.channelClass(server.address()))
+                .channelFactory(transport.channelFactory(server.address()))
                 .option(ChannelOption.AUTO_READ, false)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()));
         if (server.address() instanceof io.portico.config.UpstreamAddress.Tcp) {
