@@ -1,6 +1,7 @@
 package io.portico.config;
 
 import java.net.InetAddress;
+import java.util.List;
 import java.net.UnknownHostException;
 
 /** An address block such as {@code 10.0.0.0/8} or {@code ::1/128}; literal addresses only, never DNS. */
@@ -31,6 +32,19 @@ public record Cidr(byte[] network, int prefix, String text) {
             }
         }
         return new Cidr(mask(addr, prefix), prefix, text);
+    }
+
+    /** Whether any of {@code cidrs} contains {@code address}; false for a null address (one that cannot be placed). */
+    public static boolean anyContains(List<Cidr> cidrs, InetAddress address) {
+        if (address == null) {
+            return false;
+        }
+        for (int i = 0; i < cidrs.size(); i++) { // indexed: no iterator per request on the hot path
+            if (cidrs.get(i).contains(address)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public boolean contains(InetAddress address) {

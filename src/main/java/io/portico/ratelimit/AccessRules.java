@@ -22,13 +22,13 @@ import java.util.List;
 public final class AccessRules implements Responder {
     private static final Exchange DISCARD_BODY = HttpContent::release;
 
-    private final Cidr[] allow;
-    private final Cidr[] deny;
+    private final List<Cidr> allow;
+    private final List<Cidr> deny;
     private final Responder next;
 
     private AccessRules(List<Cidr> allow, List<Cidr> deny, Responder next) {
-        this.allow = allow.toArray(Cidr[]::new);
-        this.deny = deny.toArray(Cidr[]::new);
+        this.allow = allow;
+        this.deny = deny;
         this.next = next;
     }
 
@@ -53,15 +53,6 @@ public final class AccessRules implements Responder {
         if (address == null) {
             return false; // a restricted location serves only clients it can place
         }
-        return (allow.length == 0 || any(allow, address)) && !any(deny, address);
-    }
-
-    private static boolean any(Cidr[] list, InetAddress address) {
-        for (Cidr cidr : list) {
-            if (cidr.contains(address)) {
-                return true;
-            }
-        }
-        return false;
+        return (allow.isEmpty() || Cidr.anyContains(allow, address)) && !Cidr.anyContains(deny, address);
     }
 }

@@ -5,7 +5,6 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.portico.config.Cidr;
 import io.portico.route.ClientExchange;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 
@@ -43,16 +42,7 @@ final class LocationLimits {
     /** Whether the client is in {@code allowUnlimited}, which no zone ever limits. */
     boolean unlimited(ClientExchange client) {
         InetSocketAddress socket = client.clientAddress();
-        InetAddress address = socket == null ? null : socket.getAddress();
-        if (address == null) {
-            return false;
-        }
-        for (Cidr cidr : unlimited) {
-            if (cidr.contains(address)) {
-                return true;
-            }
-        }
-        return false;
+        return Cidr.anyContains(unlimited, socket == null ? null : socket.getAddress());
     }
 
     RateVerdict checkRate(ClientExchange client, HttpRequest request, long now) {

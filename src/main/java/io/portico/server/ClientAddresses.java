@@ -19,12 +19,7 @@ final class ClientAddresses {
     }
 
     boolean isTrusted(InetAddress address) {
-        for (Cidr c : trusted) {
-            if (c.contains(address)) {
-                return true;
-            }
-        }
-        return false;
+        return Cidr.anyContains(trusted, address);
     }
 
     InetSocketAddress resolve(InetSocketAddress peer, HttpHeaders headers) {
