@@ -3,7 +3,6 @@ package io.portico.metrics;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -20,8 +19,6 @@ import java.nio.charset.StandardCharsets;
  * HEAD with the current counters, rendered on the event loop from a handful of sums (no I/O, no lock held).
  */
 public final class MetricsResponder implements Responder {
-    private static final Exchange DISCARD_BODY = HttpContent::release;
-
     private final MetricSources sources;
 
     public MetricsResponder(MetricSources sources) {
@@ -34,7 +31,7 @@ public final class MetricsResponder implements Responder {
         if (!method.equals(HttpMethod.GET) && !method.equals(HttpMethod.HEAD)) {
             client.sendError(HttpResponseStatus.METHOD_NOT_ALLOWED,
                     new ReadOnlyHttpHeaders(true, HttpHeaderNames.ALLOW, "GET, HEAD"), false);
-            return DISCARD_BODY;
+            return Exchange.DISCARD_BODY;
         }
         byte[] body = PrometheusText.render(sources).getBytes(StandardCharsets.UTF_8);
         FullHttpResponse response = new DefaultFullHttpResponse(
@@ -44,6 +41,6 @@ public final class MetricsResponder implements Responder {
                 .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
                 .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
         client.channel().writeAndFlush(response);
-        return DISCARD_BODY;
+        return Exchange.DISCARD_BODY;
     }
 }

@@ -1,6 +1,5 @@
 package io.portico.ratelimit;
 
-import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.portico.config.Cidr;
@@ -20,8 +19,6 @@ import java.util.List;
  * from trusted proxies). A location without lists keeps its own responder: no check at all on its requests.
  */
 public final class AccessRules implements Responder {
-    private static final Exchange DISCARD_BODY = HttpContent::release;
-
     private final List<Cidr> allow;
     private final List<Cidr> deny;
     private final Responder next;
@@ -45,7 +42,7 @@ public final class AccessRules implements Responder {
         String note = client.log().note(); // keep a rate-limit zone's note ahead of it
         client.log().note("-".equals(note) ? "access=denied" : note + " access=denied");
         client.sendError(HttpResponseStatus.FORBIDDEN);
-        return DISCARD_BODY;
+        return Exchange.DISCARD_BODY;
     }
 
     boolean permits(InetSocketAddress socket) {

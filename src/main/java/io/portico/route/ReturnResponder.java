@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -14,8 +13,6 @@ import java.nio.charset.StandardCharsets;
 
 /** nginx's {@code return}: a fixed status with a redirect location or a short body. */
 public final class ReturnResponder implements Responder {
-
-    private static final Exchange DISCARD_BODY = HttpContent::release;
 
     private final HttpResponseStatus status;
     private final String location;
@@ -40,6 +37,6 @@ public final class ReturnResponder implements Responder {
         }
         response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
         client.channel().writeAndFlush(response, client.channel().voidPromise());
-        return DISCARD_BODY;
+        return Exchange.DISCARD_BODY;
     }
 }
