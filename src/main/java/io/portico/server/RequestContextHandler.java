@@ -25,7 +25,9 @@ import java.util.Locale;
 final class RequestContextHandler extends ChannelDuplexHandler {
     private static final DateTimeFormatter TIME_LOCAL =
             DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss Z", Locale.ROOT).withZone(ZoneId.systemDefault());
-    private static volatile LocalTime lastTime;
+    /** nginx's [time_local], formatted once a second rather than once a line. */
+    private static final PerSecond<String> TIME_LOCAL_NOW =
+            new PerSecond<>(second -> TIME_LOCAL.format(Instant.ofEpochSecond(second)));
     private static final String HEX = "0123456789ABCDEF"; // nginx's case
 
     private final ClientAddresses addresses;
@@ -96,7 +98,7 @@ final class RequestContextHandler extends ChannelDuplexHandler {
         HttpRequest r = rc.request();
         StringBuilder b = new StringBuilder(200);
         b.append(rc.clientAddress().getAddress().getHostAddress()).append(" - - [")
-                .append(timeLocal(rc.startMillis())).append("] \"")
+                .append(TIME_LOCAL_NOW.at(rc.startMillis() / 1000)).append("] \"")
                 .append(r.method().name()).append(' ');
         appendEscaped(b, r.uri()).append(' ').append(r.protocolVersion().text())
                 .append("\" ").append(rc.status).append(' ').append(rc.bytes).append(" \"");
@@ -149,17 +151,4 @@ final class RequestContextHandler extends ChannelDuplexHandler {
         }
         return b.append(fraction);
     }
-
-    /** The [time_local] text of the current second, formatted once per second rather than once per line. */
-    private static String timeLocal(long millis) {
-        long second = millis / 1000;
-        LocalTime cached = lastTime;
-        if (cached == null || cached.second != second) {
-            cached = new LocalTime(second, TIME_LOCAL.format(Instant.ofEpochSecond(second)));
-            lastTime = cached; // shared by the event loops: a race only formats the same second twice
-        }
-        return cached.text;
-    }
-
-    private record LocalTime(long second, String text) {}
 }
