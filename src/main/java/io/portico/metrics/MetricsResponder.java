@@ -40,7 +40,7 @@ public final class MetricsResponder implements Responder {
                 .set(HttpHeaderNames.CONTENT_TYPE, PrometheusText.CONTENT_TYPE)
                 .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
                 .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-        client.channel().writeAndFlush(response);
+        client.channel().writeAndFlush(response, client.channel().voidPromise());
         return Exchange.DISCARD_BODY;
     }
 }
