@@ -1,5 +1,7 @@
 package io.portico.cli;
 
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.uring.IoUring;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
@@ -37,10 +39,15 @@ final class VersionCommand implements Callable<Integer> {
             }
             return new String[] {
                 "portico " + p.getProperty("version", "unknown"),
-                "netty " + p.getProperty("netty", "unknown") + ", transport "
-                        + (io.netty.channel.epoll.Epoll.isAvailable() ? "epoll" : "nio"),
+                "netty " + p.getProperty("netty", "unknown") + ", transports: epoll "
+                        + availability(Epoll.isAvailable(), Epoll.unavailabilityCause())
+                        + ", io_uring " + availability(IoUring.isAvailable(), IoUring.unavailabilityCause()) + ", nio yes",
                 "java " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")"
             };
+        }
+
+        private static String availability(boolean available, Throwable cause) {
+            return available ? "yes" : "no (" + (cause == null ? "unknown reason" : cause.getMessage()) + ")";
         }
     }
 }

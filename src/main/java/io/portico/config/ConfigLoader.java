@@ -23,7 +23,7 @@ import java.util.Set;
  */
 public final class ConfigLoader {
     private static final Set<String> TOP_KEYS = Set.of(
-            "listen", "workers", "access-log", "shutdown-timeout", "limits", "static", "trusted-proxies",
+            "listen", "workers", "transport", "access-log", "shutdown-timeout", "limits", "static", "trusted-proxies",
             "allow-unlimited", "upstreams", "rate-limits", "limit-conn", "locations", "demo-app", "defaults");
 
     private ConfigLoader() {}
@@ -83,6 +83,7 @@ public final class ConfigLoader {
         Paths paths = new Paths(prefix);
         List<ListenAddress> listen = readListen(root);
         int workers = readWorkers(root);
+        IoTransport transport = root.enumValue("transport", IoTransport.class, IoTransport.AUTO);
         AccessLogConfig accessLog = readAccessLog(root, paths);
         Duration shutdownTimeout = root.duration("shutdown-timeout", Duration.ZERO);
         LimitsConfig limits = root.object("limits", null).map(ConfigLoader::readLimits).orElseThrow();
@@ -102,7 +103,7 @@ public final class ConfigLoader {
             throw new InvalidConfigException(problems.sorted());
         }
         return new PorticoConfig(
-                file, prefix, listen, workers, accessLog, shutdownTimeout, limits, staticConfig, trusted, unlimited,
+                file, prefix, listen, workers, transport, accessLog, shutdownTimeout, limits, staticConfig, trusted, unlimited,
                 upstreams, rateLimits, limitConn, locations, demoApp);
     }
 

@@ -149,7 +149,7 @@ final class Node {
     <E extends Enum<E>> E enumValue(String name, Class<E> type, E fallback) {
         String s = string(name);
         for (E e : type.getEnumConstants()) {
-            if (e.name().replace('_', '-').equalsIgnoreCase(s)) {
+            if (e.name().replace('_', '-').equalsIgnoreCase(s.replace('_', '-'))) {
                 return e;
             }
         }

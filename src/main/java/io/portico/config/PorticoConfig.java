@@ -11,6 +11,7 @@ public record PorticoConfig(
         Path prefix,
         List<ListenAddress> listen,
         int workers,
+        IoTransport transport,
         AccessLogConfig accessLog,
         Duration shutdownTimeout,
         LimitsConfig limits,

@@ -1,6 +1,9 @@
 package io.portico.server;
 
-/** A listener could not be bound: the port is in use, the address is not local, or permission was refused. */
+/**
+ * The server could not start listening: a port is in use, an address is not local, permission was refused, or the
+ * configured transport does not load on this system.
+ */
 public final class ListenException extends Exception {
     public ListenException(String message, Throwable cause) {
         super(message, cause);

@@ -7,7 +7,6 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.portico.config.ListenAddress;
 import io.portico.config.PorticoConfig;
@@ -32,6 +31,7 @@ public final class PorticoServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PorticoServer.class);
 
     private final PorticoConfig config;
+    private final Transport transport;
     private final EventLoopGroup group;
     private final ServerState state = new ServerState();
     private final List<Channel> listeners = new ArrayList<>();
@@ -41,6 +41,7 @@ public final class PorticoServer implements AutoCloseable {
 
     private PorticoServer(PorticoConfig config, Transport transport) {
         this.config = config;
+        this.transport = transport;
         this.group = new MultiThreadIoEventLoopGroup(
                 config.workers(), new DefaultThreadFactory("portico-loop"), transport.ioHandlerFactory());
         this.accessLog = AccessLog.create(config.accessLog());
@@ -49,10 +50,7 @@ public final class PorticoServer implements AutoCloseable {
 
     /** Binds every listener of {@code config}; a port in use fails with {@link ListenException}. */
     public static PorticoServer start(PorticoConfig config) throws ListenException {
-        Transport transport = Transport.detect();
-        if (transport.name().equals("nio")) {
-            log.info("native epoll not available ({}); using NIO", Transport.epollUnavailableReason());
-        }
+        Transport transport = Transport.select(config.transport(), log::info);
         PorticoServer server = new PorticoServer(config, transport);
         try {
             server.bind(transport);
@@ -63,6 +61,11 @@ public final class PorticoServer implements AutoCloseable {
         log.info("portico listening on {} ({} transport, {} event loops)",
                 server.localAddresses(), transport.name(), config.workers());
         return server;
+    }
+
+    /** The event loops' transport: {@code epoll}, {@code io_uring} or {@code nio}. */
+    public String transport() {
+        return transport.name();
     }
 
     private void bind(Transport transport) throws ListenException {
@@ -79,13 +82,14 @@ public final class PorticoServer implements AutoCloseable {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(initializer);
         // With SO_REUSEPORT every event loop gets its own listener and the kernel spreads connections.
-        int perAddress = transport.reusePort() ? config.workers() : 1;
-        if (transport.reusePort()) {
-            b.option(EpollChannelOption.SO_REUSEPORT, true);
+        boolean reusePort = transport.reusePort() != null;
+        int perAddress = reusePort ? config.workers() : 1;
+        if (reusePort) {
+            b.option(transport.reusePort(), true);
         }
         for (ListenAddress address : config.listen()) {
             InetSocketAddress target = address.toSocketAddress();
-            if (transport.reusePort() && target.getPort() != 0) {
+            if (reusePort && target.getPort() != 0) {
                 ensureFree(target, address);
             }
             for (int i = 0; i < perAddress; i++) {

@@ -1,26 +1,73 @@
 package io.portico.server;
 
+import io.netty.channel.ChannelOption;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringChannelOption;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.portico.config.IoTransport;
 
-/** The I/O transport: native epoll where it loads (with SO_REUSEPORT), NIO elsewhere. */
-record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? extends ServerChannel> serverChannel, boolean reusePort) {
+/**
+ * The event loops' I/O transport. The native ones give every loop its own SO_REUSEPORT listener
+ * ({@code reusePort}); NIO has one listener per address.
+ */
+record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? extends ServerChannel> serverChannel,
+        ChannelOption<Boolean> reusePort) {
 
-    static Transport detect() {
-        if (Epoll.isAvailable()) {
-            return new Transport("epoll", EpollIoHandler.newFactory(), EpollServerSocketChannel.class, true);
-        }
-        return new Transport("nio", NioIoHandler.newFactory(), NioServerSocketChannel.class, false);
+    private static final Transport EPOLL = new Transport(
+            "epoll", EpollIoHandler.newFactory(), EpollServerSocketChannel.class, EpollChannelOption.SO_REUSEPORT);
+    private static final Transport NIO = new Transport("nio", NioIoHandler.newFactory(), NioServerSocketChannel.class, null);
+
+    /**
+     * The transport {@code choice} names. {@code auto} falls back to NIO when epoll does not load (with {@code note}
+     * saying why); a transport named explicitly that cannot load here is an error, as nginx refuses an event method
+     * the system lacks.
+     */
+    static Transport select(IoTransport choice, java.util.function.Consumer<String> note) throws ListenException {
+        return switch (choice) {
+            case AUTO -> {
+                if (Epoll.isAvailable()) {
+                    yield EPOLL;
+                }
+                note.accept("native epoll not available (" + reason(Epoll.unavailabilityCause()) + "); using NIO");
+                yield NIO;
+            }
+            case EPOLL -> {
+                if (!Epoll.isAvailable()) {
+                    throw unavailable("epoll", Epoll.unavailabilityCause());
+                }
+                yield EPOLL;
+            }
+            case IO_URING -> {
+                if (!IoUring.isAvailable()) {
+                    throw unavailable("io_uring", IoUring.unavailabilityCause());
+                }
+                yield new Transport("io_uring", IoUringIoHandler.newFactory(), IoUringServerSocketChannel.class,
+                        IoUringChannelOption.SO_REUSEPORT);
+            }
+            case NIO -> NIO;
+        };
     }
 
-    /** Why epoll is not used, for the start-up log line. */
-    static String epollUnavailableReason() {
-        Throwable cause = Epoll.unavailabilityCause();
-        return cause == null ? "" : cause.getMessage();
+    /** The default transport: what {@code transport = auto} picks. */
+    static Transport detect() {
+        return Epoll.isAvailable() ? EPOLL : NIO;
+    }
+
+    private static ListenException unavailable(String name, Throwable cause) {
+        return new ListenException("transport = " + name + " is not available on this system (" + reason(cause)
+                + "); use transport = auto", cause);
+    }
+
+    private static String reason(Throwable cause) {
+        return cause == null ? "unknown reason" : String.valueOf(cause.getMessage());
     }
 }

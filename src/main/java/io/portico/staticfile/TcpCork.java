@@ -2,21 +2,26 @@ package io.portico.staticfile;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelException;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.uring.IoUringChannelOption;
+import io.netty.channel.uring.IoUringSocketChannel;
 
 /**
  * nginx's {@code tcp_nopush} for sendfile responses: with the socket corked, the head and the file go out in
  * full-sized segments instead of whatever the socket had room for at each wake-up. With TCP_NODELAY alone a
  * 10 MiB download reached wrk in smaller pieces and ran at ~80 % of nginx's rate (nginx with {@code tcp_nopush
- * off} drops to the same rate). Epoll only; elsewhere a no-op.
+ * off} drops to the same rate). With the native transports (epoll, io_uring); with NIO a no-op.
  */
 final class TcpCork {
     private TcpCork() {}
 
     /** Corks the connection; false when the transport cannot (then there is nothing to uncork). */
     static boolean on(Channel channel) {
+        ChannelOption<Boolean> cork = option(channel);
         try {
-            return channel.config().setOption(EpollChannelOption.TCP_CORK, true);
+            return cork != null && channel.config().setOption(cork, true);
         } catch (ChannelException e) {
             return false;
         }
@@ -24,13 +29,24 @@ final class TcpCork {
 
     /** Uncorks, which sends what is held; a connection closed meanwhile has nothing left to send. */
     static void off(Channel channel) {
-        if (!channel.isOpen()) {
+        ChannelOption<Boolean> cork = option(channel);
+        if (cork == null || !channel.isOpen()) {
             return;
         }
         try {
-            channel.config().setOption(EpollChannelOption.TCP_CORK, false);
+            channel.config().setOption(cork, false);
         } catch (ChannelException e) {
             // closed between the check and the call: nothing is held any more
         }
+    }
+
+    private static ChannelOption<Boolean> option(Channel channel) {
+        if (channel instanceof EpollSocketChannel) {
+            return EpollChannelOption.TCP_CORK;
+        }
+        if (channel instanceof IoUringSocketChannel) {
+            return IoUringChannelOption.TCP_CORK;
+        }
+        return null;
     }
 }

@@ -4,27 +4,40 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;
-import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.uring.IoUringDomainSocketChannel;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.channel.socket.SocketProtocolFamily;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.portico.config.UpstreamAddress;
 import java.net.Inet6Address;
 import java.net.SocketAddress;
 
-/** The client-side channel classes that can register with a given event loop: epoll when it is native, else NIO. */
+/** The client-side channel classes that can register with a given event loop: those of the loop's own transport. */
 enum Transport {
     EPOLL,
+    IO_URING,
     NIO;
 
     static Transport of(EventLoop loop) {
-        if (Epoll.isAvailable() && loop instanceof IoEventLoop io && io.isIoType(EpollIoHandler.class)) {
-            return EPOLL;
+        if (loop instanceof IoEventLoop io) {
+            if (io.isIoType(EpollIoHandler.class)) {
+                return EPOLL;
+            }
+            if (io.isIoType(IoUringIoHandler.class)) {
+                return IO_URING;
+            }
         }
         return NIO;
+    }
+
+    /** Whether unix domain socket upstreams can be reached: with the native transports only. */
+    boolean hasUnixSockets() {
+        return this != NIO;
     }
 
     /**
@@ -34,13 +47,18 @@ enum Transport {
      */
     ChannelFactory<? extends Channel> channelFactory(UpstreamAddress address) {
         if (address instanceof UpstreamAddress.Unix) {
-            if (this != EPOLL) {
-                throw new IllegalStateException("unix socket upstream " + address + " needs the epoll transport");
-            }
-            return EpollDomainSocketChannel::new;
+            return switch (this) {
+                case EPOLL -> EpollDomainSocketChannel::new;
+                case IO_URING -> IoUringDomainSocketChannel::new;
+                case NIO -> throw new IllegalStateException(
+                        "unix socket upstream " + address + " needs a native transport (epoll or io_uring)");
+            };
         }
-        if (this != EPOLL) {
+        if (this == NIO) {
             return NioSocketChannel::new;
+        }
+        if (this == IO_URING) {
+            return IoUringSocketChannel::new; // dual-stack; Netty's io_uring channel takes no address family
         }
         SocketProtocolFamily family = ((UpstreamAddress.Tcp) address).address().getAddress() instanceof Inet6Address
                 ? SocketProtocolFamily.INET6 : SocketProtocolFamily.INET;

@@ -80,15 +80,15 @@ public final class UpstreamPool implements AutoCloseable {
     }
 
     /**
-     * Fails when a server cannot be reached from {@code group}'s transport: unix sockets need epoll. Called at
+     * Fails when a server cannot be reached from {@code group}'s transport: unix sockets need a native one. Called at
      * start-up so that the problem is an error message, not a 500 on the first request.
      */
     public void requireTransport(EventLoopGroup group) {
         Transport transport = Transport.of(group.next());
         for (UpstreamServer s : servers) {
-            if (s.address() instanceof io.portico.config.UpstreamAddress.Unix && transport != Transport.EPOLL) {
+            if (s.address() instanceof io.portico.config.UpstreamAddress.Unix && !transport.hasUnixSockets()) {
                 throw new IllegalStateException("upstream " + config.name() + ": server " + s.address()
-                        + " is a unix socket, which needs the native epoll transport (the event loops use NIO)");
+                        + " is a unix socket, which needs a native transport, epoll or io_uring (the event loops use NIO)");
             }
         }
     }

@@ -75,7 +75,7 @@ final class ProxyHarness implements AutoCloseable {
         group = new MultiThreadIoEventLoopGroup(loops, native_ ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         LimitsConfig limits = new LimitsConfig(8192, 16384, 100, maxBodySize, Duration.ofSeconds(10), Duration.ofSeconds(10),
                 Duration.ofSeconds(10), Duration.ofSeconds(10), 1000, 1000);
-        PorticoConfig config = new PorticoConfig(null, null, List.of(), loops, null, Duration.ofSeconds(1), limits, null,
+        PorticoConfig config = new PorticoConfig(null, null, List.of(), loops, io.portico.config.IoTransport.AUTO, null, Duration.ofSeconds(1), limits, null,
                 List.of(Cidr.parse("127.0.0.1")), List.of(), Map.of("app", upstream), Map.of(), Map.of(), List.of(), null);
         proxies = Proxies.start(config, group);
         LocationConfig location = TestConfigs.location(prefix, target);

@@ -1,0 +1,91 @@
+package io.portico.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.netty.channel.uring.IoUring;
+import io.portico.testing.RawHttp;
+import io.portico.testing.Response;
+import io.portico.testing.TestServers;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code transport}: each choice serves through its own channels, including the sendfile path (a file above the
+ * cache's max-file-size goes out as a file region, corked). The whole suite also runs once with
+ * {@code PORTICO_TRANSPORT=io_uring} in CI, which the last test checks took effect.
+ */
+class TransportChoiceTest {
+    @TempDir
+    Path dir;
+
+    private PorticoServer server;
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void ioUringServesFilesFromMemoryAndBySendfile() throws IOException {
+        assumeTrue(IoUring.isAvailable(), "io_uring does not load here");
+        servesBothPaths("io_uring", "io_uring");
+    }
+
+    @Test
+    void nioServesFilesFromMemoryAndBySendfile() throws IOException {
+        servesBothPaths("nio", "nio");
+    }
+
+    @Test
+    void anUnknownTransportIsAConfigErrorNamingTheKey() {
+        assertThatThrownBy(() -> TestServers.config("transport = kqueue", dir))
+                .hasMessageContaining("test.conf:")
+                .hasMessageContaining("transport: 'kqueue' is not allowed (expected: one of auto, epoll, io-uring, nio)");
+    }
+
+    @Test
+    void theEnvironmentChoosesTheDefaultTransport() throws IOException {
+        String chosen = System.getenv("PORTICO_TRANSPORT");
+        assumeTrue(chosen != null && !chosen.isEmpty(), "PORTICO_TRANSPORT is not set");
+        server = TestServers.start(TestServers.config("locations = [ { path = \"/\", return = 204 } ]", dir));
+        assertThat(server.transport()).isEqualTo(chosen.replace('-', '_'));
+    }
+
+    private void servesBothPaths(String setting, String expected) throws IOException {
+        byte[] small = "hello\n".getBytes();
+        byte[] large = new byte[300 * 1024]; // above static.cache.max-file-size (256k): sent as a file region
+        new Random(7).nextBytes(large);
+        Files.write(dir.resolve("small.txt"), small);
+        Files.write(dir.resolve("large.bin"), large);
+        server = TestServers.start(TestServers.config("transport = " + setting + "\n"
+                + "locations = [ { path = \"/\", root = \"" + dir + "/\" } ]", dir));
+        assertThat(server.transport()).isEqualTo(expected);
+
+        try (RawHttp client = new RawHttp(TestServers.port(server))) {
+            client.send("GET /small.txt HTTP/1.1\r\nHost: t\r\n\r\n");
+            Response r = client.read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.body()).isEqualTo(small);
+
+            client.send("GET /large.bin HTTP/1.1\r\nHost: t\r\n\r\n");
+            r = client.read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.body()).isEqualTo(large);
+
+            client.send("GET /large.bin HTTP/1.1\r\nHost: t\r\nRange: bytes=100000-199999\r\n\r\n");
+            r = client.read();
+            assertThat(r.status()).isEqualTo(206);
+            assertThat(r.body()).isEqualTo(Arrays.copyOfRange(large, 100000, 200000));
+        }
+    }
+}
