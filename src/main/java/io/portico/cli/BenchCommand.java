@@ -8,6 +8,7 @@ import io.portico.bench.ClientLoops;
 import io.portico.bench.HtmlReport;
 import io.portico.bench.JsonReport;
 import io.portico.bench.TextReport;
+import io.portico.server.Transport;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -59,9 +60,11 @@ public final class BenchCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         BenchOptions options;
+        Transport transport;
         List<Assertion> assertions = new ArrayList<>();
         try {
             options = load.toOptions(urls);
+            transport = load.clientTransport();
             for (String a : asserts) {
                 assertions.add(Assertion.parse(a));
             }
@@ -73,7 +76,7 @@ public final class BenchCommand implements Callable<Integer> {
         boolean jsonToStdout = "-".equals(json);
         PrintWriter report = jsonToStdout ? err : out;
         BenchResult result;
-        try (ClientLoops loops = new ClientLoops(options.threads())) {
+        try (ClientLoops loops = new ClientLoops(options.threads(), transport)) {
             report.printf("portico bench: %d connection(s), %s, %s%n", options.connections(),
                     options.openLoop() ? "open loop at " + options.rate() + " req/s" : "closed loop",
                     options.targets().size() == 1 ? options.targets().get(0) : options.targets().size() + " URLs");

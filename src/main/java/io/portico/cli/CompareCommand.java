@@ -9,6 +9,7 @@ import io.portico.bench.CompareRun;
 import io.portico.bench.HtmlReport;
 import io.portico.bench.JsonReport;
 import io.portico.bench.RequestTarget;
+import io.portico.server.Transport;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -64,8 +65,10 @@ final class CompareCommand implements Callable<Integer> {
             return BenchCommand.USAGE;
         }
         BenchOptions options;
+        Transport transport;
         try {
             options = load.toOptions(a == null ? List.of("http://127.0.0.1/") : List.of(a, b));
+            transport = load.clientTransport();
         } catch (IllegalArgumentException e) {
             err.println("portico bench compare: " + e.getMessage());
             err.flush();
@@ -73,7 +76,7 @@ final class CompareCommand implements Callable<Integer> {
         }
         String commandLine = "portico bench compare "
                 + String.join(" ", spec.commandLine().getParseResult().originalArgs());
-        try (ClientLoops loops = new ClientLoops(options.threads())) {
+        try (ClientLoops loops = new ClientLoops(options.threads(), transport)) {
             if (a == null) {
                 Path dir = Files.createTempDirectory("portico-bench-");
                 out.print(new BuiltInScenarios(options, rounds, BuiltInScenarios.javaPrefix(), MAIN_CLASS, dir, loops,

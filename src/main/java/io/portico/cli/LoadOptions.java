@@ -4,6 +4,8 @@ import io.portico.bench.BenchOptions;
 import io.portico.bench.DurationText;
 import io.portico.bench.RequestTarget;
 import io.portico.bench.UrlListFile;
+import io.portico.config.IoTransport;
+import io.portico.server.Transport;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -71,6 +73,25 @@ final class LoadOptions {
 
     @Option(names = "--threads", paramLabel = "N", description = "Client event loops (default 1, or cores/2).")
     Integer threads;
+
+    @Option(names = "--transport", paramLabel = "NAME", defaultValue = "${env:PORTICO_TRANSPORT:-auto}",
+            description = "Client I/O: auto (epoll where it loads, else NIO), epoll, io_uring or nio; default "
+                    + "$$PORTICO_TRANSPORT or auto.")
+    String transport;
+
+    /** The client's transport; throws IllegalArgumentException when it is unknown or does not load here. */
+    Transport clientTransport() {
+        IoTransport choice = IoTransport.parse(transport);
+        if (choice == null) {
+            throw new IllegalArgumentException("--transport: '%s' (expected: auto, epoll, io_uring or nio)"
+                    .formatted(transport));
+        }
+        try {
+            return Transport.select(choice, note -> { });
+        } catch (Transport.TransportUnavailableException e) {
+            throw new IllegalArgumentException("--transport " + choice.configName() + ": " + e.getMessage());
+        }
+    }
 
     /** The options for {@code urls}; throws IllegalArgumentException with a usage message when invalid. */
     BenchOptions toOptions(List<String> urls) {

@@ -18,7 +18,7 @@ public final class ConfigDump {
         d.open("portico");
         d.kv("listen", list(c.listen().stream().map(ListenAddress::toString).toList()));
         d.kv("workers", c.workers());
-        d.kv("transport", enumName(c.transport()));
+        d.kv("transport", c.transport().configName());
         d.kv("access-log", str(c.accessLog().toString()));
         d.kv("shutdown-timeout", dur(c.shutdownTimeout()));
         LimitsConfig l = c.limits();

@@ -1,5 +1,7 @@
 package io.portico.config;
 
+import java.util.Locale;
+
 /**
  * Which Netty transport the event loops use. {@code auto} is native epoll where it loads and NIO elsewhere;
  * {@code io_uring} is chosen explicitly, and a server whose chosen transport cannot load here does not start.
@@ -8,5 +10,20 @@ public enum IoTransport {
     AUTO,
     EPOLL,
     IO_URING,
-    NIO
+    NIO;
+
+    /** The name as written in the configuration and on the command line: {@code io_uring}, as Linux spells it. */
+    public String configName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** Reads a name as {@link #configName} writes it ({@code io-uring} too); null when it names none. */
+    public static IoTransport parse(String s) {
+        for (IoTransport t : values()) {
+            if (t.configName().equalsIgnoreCase(s.replace('-', '_'))) {
+                return t;
+            }
+        }
+        return null;
+    }
 }

@@ -50,7 +50,13 @@ public final class PorticoServer implements AutoCloseable {
 
     /** Binds every listener of {@code config}; a port in use fails with {@link ListenException}. */
     public static PorticoServer start(PorticoConfig config) throws ListenException {
-        Transport transport = Transport.select(config.transport(), log::info);
+        Transport transport;
+        try {
+            transport = Transport.select(config.transport(), log::info);
+        } catch (Transport.TransportUnavailableException e) {
+            throw new ListenException("transport = " + config.transport().configName() + ": " + e.getMessage()
+                    + "; transport = auto picks epoll or NIO", e);
+        }
         PorticoServer server = new PorticoServer(config, transport);
         try {
             server.bind(transport);

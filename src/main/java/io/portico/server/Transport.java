@@ -1,5 +1,6 @@
 package io.portico.server;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.ServerChannel;
@@ -7,31 +8,36 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.uring.IoUring;
 import io.netty.channel.uring.IoUringChannelOption;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.netty.channel.uring.IoUringSocketChannel;
 import io.portico.config.IoTransport;
+import java.util.function.Consumer;
 
 /**
- * The event loops' I/O transport. The native ones give every loop its own SO_REUSEPORT listener
- * ({@code reusePort}); NIO has one listener per address.
+ * An event-loop I/O transport and its channel classes, for the server and for the benchmark's client. The native
+ * ones give every server loop its own SO_REUSEPORT listener ({@code reusePort}); NIO has one listener per address.
  */
-record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? extends ServerChannel> serverChannel,
-        ChannelOption<Boolean> reusePort) {
+public record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? extends ServerChannel> serverChannel,
+        Class<? extends Channel> socketChannel, ChannelOption<Boolean> reusePort) {
 
-    private static final Transport EPOLL = new Transport(
-            "epoll", EpollIoHandler.newFactory(), EpollServerSocketChannel.class, EpollChannelOption.SO_REUSEPORT);
-    private static final Transport NIO = new Transport("nio", NioIoHandler.newFactory(), NioServerSocketChannel.class, null);
+    private static final Transport EPOLL = new Transport("epoll", EpollIoHandler.newFactory(),
+            EpollServerSocketChannel.class, EpollSocketChannel.class, EpollChannelOption.SO_REUSEPORT);
+    private static final Transport NIO = new Transport(
+            "nio", NioIoHandler.newFactory(), NioServerSocketChannel.class, NioSocketChannel.class, null);
 
     /**
      * The transport {@code choice} names. {@code auto} falls back to NIO when epoll does not load (with {@code note}
      * saying why); a transport named explicitly that cannot load here is an error, as nginx refuses an event method
      * the system lacks.
      */
-    static Transport select(IoTransport choice, java.util.function.Consumer<String> note) throws ListenException {
+    public static Transport select(IoTransport choice, Consumer<String> note) throws TransportUnavailableException {
         return switch (choice) {
             case AUTO -> {
                 if (Epoll.isAvailable()) {
@@ -51,20 +57,26 @@ record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? extends
                     throw unavailable("io_uring", IoUring.unavailabilityCause());
                 }
                 yield new Transport("io_uring", IoUringIoHandler.newFactory(), IoUringServerSocketChannel.class,
-                        IoUringChannelOption.SO_REUSEPORT);
+                        IoUringSocketChannel.class, IoUringChannelOption.SO_REUSEPORT);
             }
             case NIO -> NIO;
         };
     }
 
     /** The default transport: what {@code transport = auto} picks. */
-    static Transport detect() {
+    public static Transport detect() {
         return Epoll.isAvailable() ? EPOLL : NIO;
     }
 
-    private static ListenException unavailable(String name, Throwable cause) {
-        return new ListenException("transport = " + name + " is not available on this system (" + reason(cause)
-                + "); use transport = auto", cause);
+    private static TransportUnavailableException unavailable(String name, Throwable cause) {
+        return new TransportUnavailableException(name + " does not load on this system (" + reason(cause) + ")", cause);
+    }
+
+    /** A transport chosen by name does not load here. */
+    public static final class TransportUnavailableException extends Exception {
+        TransportUnavailableException(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 
     private static String reason(Throwable cause) {
