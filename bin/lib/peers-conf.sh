@@ -1,0 +1,24 @@
+# Sourced by the bench scripts: the Portico configuration that mirrors ../shared/peers' nginx (same files,
+# upstreams and zone), so that a scenario means the same on both sides.
+#   peers_portico_conf PORT WORKERS PEERS_DIR APP_PORT FAST_PORT > portico.conf
+peers_portico_conf() {
+  local port=$1 workers=$2 peers=$3 app_port=$4 fast_port=$5
+  cat <<CONF
+portico {
+  listen = ["127.0.0.1:$port"]
+  workers = $workers
+  access-log = off
+  upstreams {
+    app { servers = ["127.0.0.1:$app_port"], keepalive = 64 }
+    fast { servers = ["127.0.0.1:$fast_port"], keepalive = 64 }
+  }
+  rate-limits { allips { rate = 50r/s, burst = 20, nodelay = true, status = 503 } }
+  locations = [
+    { path = "/static/", alias = "$peers/site/" }
+    { path = "/limited/", alias = "$peers/site/", rate-limit = allips }
+    { path = "/fast/", proxy = fast }
+    { path = "/", proxy = app }
+  ]
+}
+CONF
+}
