@@ -9,13 +9,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.ServerChannel;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
@@ -37,6 +31,8 @@ import io.portico.route.Exchange;
 import io.portico.route.RequestLog;
 import io.portico.route.Responder;
 import io.portico.route.Route;
+import io.portico.server.Transport;
+import io.portico.testing.TestTransport;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -71,8 +67,8 @@ final class ProxyHarness implements AutoCloseable {
     /** @param responderOf when set, picks the responder from the started {@link Proxies} instead of the target */
     ProxyHarness(UpstreamConfig upstream, TargetConfig.Proxy target, long maxBodySize, int loops, boolean epoll, String prefix,
             java.util.function.Function<Proxies, Responder> responderOf) throws InterruptedException {
-        boolean native_ = epoll && Epoll.isAvailable();
-        group = new MultiThreadIoEventLoopGroup(loops, native_ ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        Transport transport = TestTransport.of(epoll);
+        group = new MultiThreadIoEventLoopGroup(loops, transport.ioHandlerFactory());
         LimitsConfig limits = new LimitsConfig(8192, 16384, 100, maxBodySize, Duration.ofSeconds(10), Duration.ofSeconds(10),
                 Duration.ofSeconds(10), Duration.ofSeconds(10), 1000, 1000);
         PorticoConfig config = new PorticoConfig(null, null, List.of(), loops, io.portico.config.IoTransport.AUTO, null, Duration.ofSeconds(1), limits, null,
@@ -80,10 +76,9 @@ final class ProxyHarness implements AutoCloseable {
         proxies = Proxies.start(config, group);
         LocationConfig location = TestConfigs.location(prefix, target);
         responder = responderOf != null ? responderOf.apply(proxies) : proxies.responder(location, target);
-        Class<? extends ServerChannel> serverClass = native_ ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         server = new ServerBootstrap()
                 .group(group)
-                .channel(serverClass)
+                .channel(transport.serverChannel())
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {

@@ -110,7 +110,7 @@ class RealPipelineProxyTest {
         PorticoConfig config = TestServers.config("upstreams { app { servers = [\"127.0.0.1:" + appPort + "\"] } }\n"
                 + "trusted-proxies = []\n"
                 + "locations = [ { path = \"/\", proxy = app } ]", Path.of("."));
-        Transport transport = Transport.detect();
+        Transport transport = io.portico.testing.TestTransport.of(true);
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
         open.add(() -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly());
         Proxies proxies = Proxies.start(config, group);
