@@ -46,12 +46,17 @@ final class ResponseWriter {
         return budget > 0;
     }
 
-    /** Whether the upstream may be read now. */
+    /**
+     * Whether the upstream may be read now. Buffering, a used-up memory budget is no reason to stop: what comes
+     * next goes to the spill, and only a full spill stops the upstream. (Stopping at the budget relied on the
+     * transport's read batch carrying on to start the spill; when the budget was reached at the end of a batch,
+     * as io_uring does at every completion, nothing ever read the upstream again.)
+     */
     boolean room() {
-        if (spill != null) {
-            return !spill.full();
+        if (budget > 0) {
+            return spill == null || !spill.full();
         }
-        return budget > 0 ? pending < budget : client.isWritable();
+        return client.isWritable();
     }
 
     /** A part of the body (ownership taken): to the client, or parked once the memory budget is used. */
