@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
  */
 public record Assertion(String text, String metric, String op, double threshold, boolean percent) {
 
-    private static final Pattern SYNTAX = Pattern.compile("\\s*(p50|p90|p99|p999|p9999|max|mean|rps|errors|availability)"
+    private static final Pattern SYNTAX = Pattern.compile("\\s*(p50|p90|p99|p999|p9999|max|mean|"
+            + "rps|errors|availability)"
             + "\\s*(<=|>=|<|>)\\s*([0-9.]+)\\s*(us|ms|s|%)?\\s*");
 
     /** Parses {@code text}; thresholds with a time unit are stored in milliseconds. */

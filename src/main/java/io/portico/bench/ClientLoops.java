@@ -15,8 +15,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The client's own event loops (epoll when available, or the transport chosen), separate from any server in the same JVM. One instance can
- * serve several runs (compare mode runs A and B on the same loops so they get the same client).
+ * The client's own event loops (epoll when available, or the transport chosen), separate from any server in the same
+ * JVM. One instance can serve several runs (compare mode runs A and B on the same loops so they get the same client).
  */
 public final class ClientLoops implements AutoCloseable {
 

@@ -45,7 +45,8 @@ final class SvgChart {
                 pw, ph));
         for (int i = 0; i <= 4; i++) {
             double y = TOP + ph - ph * i / 4;
-            sb.append(f("<line x1=\"%d\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>", LEFT, LEFT + pw, y, y));
+            sb.append(f("<line x1=\"%d\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>",
+                    LEFT, LEFT + pw, y, y));
             sb.append(f("<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>", LEFT - 4, y + 4,
                     num(maxY * i / 4)));
         }

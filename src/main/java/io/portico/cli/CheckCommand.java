@@ -14,7 +14,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code portico check}, like {@code nginx -t}: every problem at once, or the effective configuration. */
 @Command(name = "check", mixinStandardHelpOptions = true,
-        description = "Check a configuration: print every problem (exit 1), or 'configuration ok' and the effective config.")
+        description = "Check a configuration: print every problem (exit 1), "
+                + "or 'configuration ok' and the effective config.")
 final class CheckCommand implements Callable<Integer> {
     @Mixin
     ConfigOptions conf;

@@ -14,7 +14,8 @@ final class ConfigOptions {
     Path file;
 
     @Option(names = {"-p", "--prefix"}, paramLabel = "DIR",
-            description = "Directory that relative paths resolve against (default: the parent of the config file's folder).")
+            description = "Directory that relative paths resolve against "
+                    + "(default: the parent of the config file's folder).")
     Path prefix;
 
     PorticoConfig load() throws InvalidConfigException {

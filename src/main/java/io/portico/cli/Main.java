@@ -47,7 +47,8 @@ public final class Main {
 
     private static String[] withDefaultSubcommand(CommandLine cli, String[] args) {
         boolean topLevelFlag = args.length > 0
-                && (args[0].equals("--help") || args[0].equals("-h") || args[0].equals("--version") || args[0].equals("-V"));
+                && (args[0].equals("--help") || args[0].equals("-h")
+                        || args[0].equals("--version") || args[0].equals("-V"));
         if (topLevelFlag || (args.length > 0 && cli.getSubcommands().containsKey(args[0]))) {
             return args;
         }

@@ -41,7 +41,8 @@ final class VersionCommand implements Callable<Integer> {
                 "portico " + p.getProperty("version", "unknown"),
                 "netty " + p.getProperty("netty", "unknown") + ", transports: epoll "
                         + availability(Epoll.isAvailable(), Epoll.unavailabilityCause())
-                        + ", io_uring " + availability(IoUring.isAvailable(), IoUring.unavailabilityCause()) + ", nio yes",
+                        + ", io_uring " + availability(IoUring.isAvailable(), IoUring.unavailabilityCause())
+                        + ", nio yes",
                 "java " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")"
             };
         }

@@ -107,7 +107,8 @@ public final class ConfigDump {
             kv("timeout", dur(h.timeout()));
             kv("rise", h.rise());
             kv("fall", h.fall());
-            kv("expect", str(h.expectMin() == h.expectMax() ? "" + h.expectMin() : h.expectMin() + "-" + h.expectMax()));
+            kv("expect", str(h.expectMin() == h.expectMax() ? "" + h.expectMin()
+                    : h.expectMin() + "-" + h.expectMax()));
             close();
         });
         close();

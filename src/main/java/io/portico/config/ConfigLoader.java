@@ -103,8 +103,8 @@ public final class ConfigLoader {
             throw new InvalidConfigException(problems.sorted());
         }
         return new PorticoConfig(
-                file, prefix, listen, workers, transport, accessLog, shutdownTimeout, limits, staticConfig, trusted, unlimited,
-                upstreams, rateLimits, limitConn, locations, demoApp);
+                file, prefix, listen, workers, transport, accessLog, shutdownTimeout, limits,
+                staticConfig, trusted, unlimited, upstreams, rateLimits, limitConn, locations, demoApp);
     }
 
     /** {@code defaults} holds only the sections and keys that reference.conf has there. */
@@ -140,7 +140,8 @@ public final class ConfigLoader {
             try {
                 out.add(Addresses.listen(s));
             } catch (IllegalArgumentException e) {
-                root.problem("listen", "'" + s + "' " + e.getMessage() + " (expected: \"host:port\", \"[::1]:port\" or \"*:port\")");
+                root.problem("listen", "'" + s + "' " + e.getMessage()
+                        + " (expected: \"host:port\", \"[::1]:port\" or \"*:port\")");
             }
         }
         if (root.strings("listen").isEmpty()) {
@@ -188,7 +189,8 @@ public final class ConfigLoader {
         Duration revalidate = cache.duration("revalidate", Duration.ZERO);
         cache.finish();
         StaticConfig.FollowSymlinks follow =
-                n.enumValue("follow-symlinks", StaticConfig.FollowSymlinks.class, StaticConfig.FollowSymlinks.INSIDE_ROOT);
+                n.enumValue("follow-symlinks", StaticConfig.FollowSymlinks.class,
+                        StaticConfig.FollowSymlinks.INSIDE_ROOT);
         Map<String, String> mediaTypes = new LinkedHashMap<>();
         n.object("media-types", null).ifPresent(m -> {
             for (String ext : m.keys()) {
@@ -226,7 +228,8 @@ public final class ConfigLoader {
             try {
                 listen = Addresses.listen(listenText);
             } catch (IllegalArgumentException e) {
-                n.problem("listen", "'" + listenText + "' " + e.getMessage() + " (expected: \"host:port\" or \"unix:/path\")");
+                n.problem("listen", "'" + listenText + "' " + e.getMessage()
+                        + " (expected: \"host:port\" or \"unix:/path\")");
             }
         }
         int workers = n.integer("workers", 1, 1024);

@@ -97,7 +97,8 @@ final class LocationReader {
         if (keys.size() != 1) {
             n.problem(keys.isEmpty() ? "path" : keys.get(1),
                     keys.isEmpty() ? "location has no match (expected: one of path, exact, regex)"
-                            : "location has several matches " + keys + " (expected: exactly one of path, exact, regex)");
+                            : "location has several matches " + keys
+                                    + " (expected: exactly one of path, exact, regex)");
             return null;
         }
         String key = keys.get(0);
@@ -135,7 +136,8 @@ final class LocationReader {
         if (keys.size() != 1) {
             n.problem(keys.isEmpty() ? "" : keys.get(1),
                     keys.isEmpty() ? "location has no target (expected: one of alias, root, proxy, return, metrics)"
-                            : "location has several targets " + keys + " (expected: exactly one of alias, root, proxy, return, metrics)");
+                            : "location has several targets " + keys
+                                    + " (expected: exactly one of alias, root, proxy, return, metrics)");
             return null;
         }
         return switch (keys.get(0)) {
@@ -159,7 +161,8 @@ final class LocationReader {
                 if (i != tryFiles.size() - 1) {
                     n.problem("try-files", "'" + t + "' must come last (expected: a fallback @upstream at the end)");
                 } else if (!upstreams.contains(t.substring(1))) {
-                    n.problem("try-files", "'" + t + "' names no upstream (expected: one of " + new java.util.TreeSet<>(upstreams) + ")");
+                    n.problem("try-files", "'" + t + "' names no upstream (expected: one of "
+                            + new java.util.TreeSet<>(upstreams) + ")");
                 }
             } else if (!t.startsWith("$uri") && !t.startsWith("/")) {
                 n.problem("try-files", "'" + t + "' (expected: $uri, $uri/..., /path or @upstream)");
@@ -168,7 +171,9 @@ final class LocationReader {
         boolean autoindex = n.bool("autoindex");
         boolean precompressed = n.bool("precompressed");
         boolean dotfiles = n.bool("allow-dotfiles");
-        Optional<Duration> expires = n.isSet("expires") ? Optional.of(n.duration("expires", Duration.ZERO)) : Optional.empty();
+        Optional<Duration> expires = n.isSet("expires")
+                ? Optional.of(n.duration("expires", Duration.ZERO))
+                : Optional.empty();
         Optional<String> cacheControl = n.optionalString("cache-control");
         return new TargetConfig.Static(
                 dir, key.equals("alias"), index, tryFiles, autoindex, expires, cacheControl, precompressed, dotfiles);
@@ -185,7 +190,8 @@ final class LocationReader {
             uriPrefix = slash < 0 ? Optional.empty() : Optional.of(rest.substring(slash));
         }
         if (!upstreams.contains(upstream)) {
-            n.problem("proxy", "'" + upstream + "' names no upstream (expected: one of " + new java.util.TreeSet<>(upstreams) + ")");
+            n.problem("proxy", "'" + upstream + "' names no upstream (expected: one of "
+                    + new java.util.TreeSet<>(upstreams) + ")");
         }
         String host = n.string("host");
         if (!host.equals("client") && !host.equals("upstream")) {
@@ -246,7 +252,8 @@ final class LocationReader {
         List<String> names = n.strings(key);
         for (String name : names) {
             if (!known.contains(name)) {
-                n.problem(key, "'" + name + "' names no zone (expected: one of " + new java.util.TreeSet<>(known) + " from " + section + ")");
+                n.problem(key, "'" + name + "' names no zone (expected: one of "
+                        + new java.util.TreeSet<>(known) + " from " + section + ")");
             }
         }
         return List.copyOf(names);

@@ -10,7 +10,8 @@ import java.util.regex.Pattern;
 /** Reads {@code rate-limits} zones and {@code limit-conn} zones. */
 final class RateLimitReader {
     private static final Pattern RATE = Pattern.compile("(\\d+)\\s*r/(s|m)");
-    private static final Pattern KEY_PART = Pattern.compile("client-ip|path|uri|host|header:[A-Za-z0-9!#$%&'*.^_`|~-]+");
+    private static final Pattern KEY_PART =
+            Pattern.compile("client-ip|path|uri|host|header:[A-Za-z0-9!#$%&'*.^_`|~-]+");
 
     private RateLimitReader() {}
 

@@ -48,7 +48,8 @@ final class UpstreamReader {
         } else if (!servers.isEmpty() && servers.stream().allMatch(UpstreamServerConfig::backup)) {
             n.problem("servers", "every server is a backup (expected: at least one primary server)");
         }
-        UpstreamConfig.Balance balance = n.enumValue("balance", UpstreamConfig.Balance.class, UpstreamConfig.Balance.ROUND_ROBIN);
+        UpstreamConfig.Balance balance =
+                n.enumValue("balance", UpstreamConfig.Balance.class, UpstreamConfig.Balance.ROUND_ROBIN);
         String hashKey = n.string("hash-key");
         int keepalive = n.integer("keepalive", 0, 100_000);
         Duration keepaliveTimeout = n.duration("keepalive-timeout", Duration.ZERO);
@@ -96,9 +97,11 @@ final class UpstreamReader {
             InetAddress ip = InetAddress.getByName(hp.host());
             return Optional.of(new UpstreamAddress.Tcp(hp.host(), new InetSocketAddress(ip, hp.port())));
         } catch (IllegalArgumentException e) {
-            s.problem("address", "'" + address + "' " + e.getMessage() + " (expected: \"host:port\" or \"unix:/path\")");
+            s.problem("address", "'" + address + "' " + e.getMessage()
+                    + " (expected: \"host:port\" or \"unix:/path\")");
         } catch (UnknownHostException e) {
-            s.problem("address", "'" + address + "' does not resolve (expected: a resolvable host name or an IP address)");
+            s.problem("address", "'" + address + "' does not resolve "
+                    + "(expected: a resolvable host name or an IP address)");
         }
         return Optional.empty();
     }

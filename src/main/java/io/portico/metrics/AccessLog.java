@@ -28,7 +28,8 @@ public final class AccessLog implements AutoCloseable {
     }
 
     public static AccessLog create(AccessLogConfig config) {
-        if (config.kind() == AccessLogConfig.Kind.OFF || !(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
+        if (config.kind() == AccessLogConfig.Kind.OFF
+                || !(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
             return new AccessLog(null, null);
         }
         PatternLayoutEncoder encoder = new PatternLayoutEncoder();

@@ -32,7 +32,8 @@ final class ForwardedRequest {
     /**
      * @param bufferedLength the complete body length when the body was buffered, else -1 (streamed as received)
      */
-    static HttpRequest build(ClientExchange client, HttpRequest in, ProxySettings settings, boolean websocket, long bufferedLength) {
+    static HttpRequest build(ClientExchange client, HttpRequest in, ProxySettings settings, boolean websocket,
+            long bufferedLength) {
         HttpHeaders src = in.headers();
         boolean chunked = HttpUtil.isTransferEncodingChunked(in);
         // The client's headers were validated by the server's decoder; validating each copy again cost throughput.

@@ -24,7 +24,8 @@ final class ForwardedResponse {
         boolean chunkedHead = method.equals(HttpMethod.HEAD) && HttpUtil.isTransferEncodingChunked(response);
         HopByHop.remove(h);
         response.setProtocolVersion(HttpVersion.HTTP_1_1);
-        if (!hadLength && (mayHaveBody(response, method) || chunkedHead) && clientVersion.equals(HttpVersion.HTTP_1_1)) {
+        if (!hadLength && (mayHaveBody(response, method) || chunkedHead)
+                && clientVersion.equals(HttpVersion.HTTP_1_1)) {
             h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
         }
         if (settings.target().via()) {

@@ -25,7 +25,8 @@ public final class Proxies implements AutoCloseable {
     private final PorticoConfig config;
     private final Map<String, UpstreamPool> pools;
     /** Temp-file work of buffered request bodies and spilled responses: off the event loops. */
-    private final ExecutorService files = Executors.newFixedThreadPool(2, new DefaultThreadFactory("portico-proxy-files", true));
+    private final ExecutorService files =
+            Executors.newFixedThreadPool(2, new DefaultThreadFactory("portico-proxy-files", true));
 
     private Proxies(PorticoConfig config, Map<String, UpstreamPool> pools) {
         this.config = config;
@@ -46,7 +47,8 @@ public final class Proxies implements AutoCloseable {
 
     /** The responder of a {@code proxy} location; shared by every event loop. */
     public Responder responder(LocationConfig location, TargetConfig.Proxy target) {
-        return new ProxyResponder(new ProxySettings(location, target, pool(target.upstream()), config.limits().maxBodySize(), files));
+        return new ProxyResponder(new ProxySettings(location, target, pool(target.upstream()),
+                config.limits().maxBodySize(), files));
     }
 
     /** A responder for try-files' `@name` fallback: proxy to upstream {@code name} with default proxy settings. */
@@ -54,7 +56,8 @@ public final class Proxies implements AutoCloseable {
         TargetConfig.Proxy target = new TargetConfig.Proxy(upstream, Optional.empty(), false, true, true,
                 DEFAULT_CLIENT_BODY_BUFFER, DEFAULT_PROXY_BUFFERS, false, Map.of(), Map.of());
         LocationConfig location = new LocationConfig(
-                new LocationConfig.Match(LocationConfig.Match.Kind.PREFIX, "/"), target, List.of(), List.of(), "@" + upstream);
+                new LocationConfig.Match(LocationConfig.Match.Kind.PREFIX, "/"), target,
+                List.of(), List.of(), "@" + upstream);
         return responder(location, target);
     }
 

@@ -7,7 +7,8 @@ import java.util.concurrent.Executor;
 
 /** Everything one proxy location needs, resolved once at startup. */
 /** @param files where temp-file work runs, never on an event loop */
-record ProxySettings(LocationConfig location, TargetConfig.Proxy target, UpstreamPool pool, long maxBodySize, Executor files) {
+record ProxySettings(LocationConfig location, TargetConfig.Proxy target, UpstreamPool pool,
+        long maxBodySize, Executor files) {
 
     int retries() {
         return pool.config().retries();

@@ -26,7 +26,8 @@ final class RequestForwarder {
     private long streamedBytes;
     private boolean clientPaused;
 
-    RequestForwarder(ProxyExchange exchange, ProxySettings settings, ClientExchange client, HttpRequest request, boolean websocket) {
+    RequestForwarder(ProxyExchange exchange, ProxySettings settings, ClientExchange client, HttpRequest request,
+            boolean websocket) {
         this.exchange = exchange;
         this.settings = settings;
         this.clientChannel = client.channel();

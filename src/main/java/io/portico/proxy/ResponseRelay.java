@@ -33,7 +33,8 @@ final class ResponseRelay {
     private boolean upstreamKeepAlive;
     private boolean interim;
 
-    ResponseRelay(ProxyExchange exchange, ProxySettings settings, ClientExchange client, HttpRequest request, boolean websocket) {
+    ResponseRelay(ProxyExchange exchange, ProxySettings settings, ClientExchange client, HttpRequest request,
+            boolean websocket) {
         this.exchange = exchange;
         this.settings = settings;
         this.client = client;
@@ -59,7 +60,9 @@ final class ResponseRelay {
         return upstreamDone;
     }
 
-    /** Starts reading a freshly sent request's response: auto-read when buffering, one read at a time when streaming. */
+    /**
+     * Starts reading a freshly sent request's response: auto-read when buffering, one read at a time when streaming.
+     */
     void startReading(Channel up) {
         if (writer.buffering()) {
             up.config().setAutoRead(true);

@@ -31,8 +31,8 @@ final class ResponseWriter {
      * @param failed aborts the exchange with a reason
      * @param completing runs just before the last content is written
      */
-    ResponseWriter(Channel client, long budget, Executor files, EventLoop loop, Runnable drained, Consumer<String> failed,
-            Runnable completing) {
+    ResponseWriter(Channel client, long budget, Executor files, EventLoop loop, Runnable drained,
+            Consumer<String> failed, Runnable completing) {
         this.client = client;
         this.budget = budget;
         this.files = files;

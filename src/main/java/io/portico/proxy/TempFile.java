@@ -38,7 +38,8 @@ final class TempFile {
     private void open() {
         try {
             Path path = Files.createTempFile(prefix, ".tmp");
-            channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.DELETE_ON_CLOSE);
+            channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                    StandardOpenOption.DELETE_ON_CLOSE);
         } catch (IOException e) {
             error = e;
         }
@@ -69,7 +70,10 @@ final class TempFile {
         tail.whenComplete((v, e) -> loop.execute(() -> done.accept(error == null && e == null)));
     }
 
-    /** Reads {@code length} bytes at {@code position}; {@code done} gets them on the loop (its to release), or null on error. */
+    /**
+     * Reads {@code length} bytes at {@code position}; {@code done} gets them on the loop (its to release), or null on
+     * error.
+     */
     void read(long position, int length, Consumer<ByteBuf> done) {
         files.execute(() -> {
             ByteBuf buf = PooledByteBufAllocator.DEFAULT.heapBuffer(length);

@@ -49,7 +49,8 @@ record UpstreamFailure(Kind kind, String reason) {
     }
 
     static UpstreamFailure closed(UpstreamServer server, Throwable cause) {
-        return new UpstreamFailure(Kind.CLOSED, "upstream " + server + (cause == null ? " closed the connection" : " failed: " + cause));
+        return new UpstreamFailure(Kind.CLOSED, "upstream " + server
+                + (cause == null ? " closed the connection" : " failed: " + cause));
     }
 
     static UpstreamFailure readTimeout(UpstreamServer server) {
@@ -65,6 +66,7 @@ record UpstreamFailure(Kind kind, String reason) {
     }
 
     static UpstreamFailure queueFull(UpstreamServer server) {
-        return new UpstreamFailure(Kind.QUEUE_FULL, "upstream " + server + " at maxConnections, queue full or timed out");
+        return new UpstreamFailure(Kind.QUEUE_FULL, "upstream " + server
+                + " at maxConnections, queue full or timed out");
     }
 }

@@ -22,10 +22,10 @@ import java.util.concurrent.TimeUnit;
  * The relayed connection keeps its upstream server's {@code max-connections} permit and in-flight count until then.
  *
  * <p>Assumption about the server's client pipeline: the HTTP handlers are named {@link #CLIENT_HTTP_HANDLERS} (the
- * client timers included: the relay has its own idle timeout) and the codec is named as {@link #CLIENT_CODEC}; the 101 and an
- * empty last content go through them first (so the access log records the request and the server sees the exchange
- * complete), then they are removed. The keep-alive handler must leave a 101's {@code Connection: upgrade} alone
- * (it treats 1xx as interim). Relaying starts one task later, after anything the keep-alive handler queued on the
+ * client timers included: the relay has its own idle timeout) and the codec is named as {@link #CLIENT_CODEC}; the 101
+ * and an empty last content go through them first (so the access log records the request and the server sees the
+ * exchange complete), then they are removed. The keep-alive handler must leave a 101's {@code Connection: upgrade}
+ * alone (it treats 1xx as interim). Relaying starts one task later, after anything the keep-alive handler queued on the
  * loop when the response ended (it re-enables auto-read).
  */
 final class WebSocketRelay {
@@ -59,8 +59,8 @@ final class WebSocketRelay {
         client.write(response);
         client.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
 
-        WebSocketRelay relay = new WebSocketRelay(client, upstream, exchange.settings().pool().config().readTimeout().toNanos(),
-                handover.releaseSlot());
+        WebSocketRelay relay = new WebSocketRelay(client, upstream,
+                exchange.settings().pool().config().readTimeout().toNanos(), handover.releaseSlot());
         ChannelPipeline cp = client.pipeline();
         for (String name : CLIENT_HTTP_HANDLERS) {
             if (cp.context(name) != null) {

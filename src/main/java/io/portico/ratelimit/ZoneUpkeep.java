@@ -15,10 +15,10 @@ import org.slf4j.LoggerFactory;
  * <p>Why not the common pool: Caffeine asks for a drain every 16 reads of a busy zone, and each hand-off to a
  * parked pool thread is a wake-up system call on the event loop plus a context switch, about a microsecond per
  * request in all, which made a limited location that passes 12-21% more CPU per request than one without a
- * limit (2-6% with this thread). Here handing off is a queue insert; while upkeep is light (a hot zone's read buffers) the thread wakes
- * at most every 4 ms, and when there is none it sleeps untimed (no wake-ups at all). A deferred drain only means
- * Caffeine drops some reads from its access bookkeeping meanwhile (its read buffers are lossy by design): values
- * and access times are kept, so decisions and expiry are unchanged, and frequency (which keeps hot clients
+ * limit (2-6% with this thread). Here handing off is a queue insert; while upkeep is light (a hot zone's read buffers)
+ * the thread wakes at most every 4 ms, and when there is none it sleeps untimed (no wake-ups at all). A deferred drain
+ * only means Caffeine drops some reads from its access bookkeeping meanwhile (its read buffers are lossy by design):
+ * values and access times are kept, so decisions and expiry are unchanged, and frequency (which keeps hot clients
  * through a spray) is sampled rather than exact. A run that takes long (a spray's writes and evictions) is
  * followed at once by the next, so the write buffer, which writers on the event loops would otherwise have to
  * drain themselves once it is full, keeps up.
@@ -27,7 +27,8 @@ final class ZoneUpkeep implements Executor {
     private static final Logger log = LoggerFactory.getLogger(ZoneUpkeep.class);
 
     /** Shared by every zone of every server in this JVM. */
-    static final ZoneUpkeep SHARED = new ZoneUpkeep(TimeUnit.MILLISECONDS.toNanos(4), TimeUnit.MICROSECONDS.toNanos(100));
+    static final ZoneUpkeep SHARED = new ZoneUpkeep(TimeUnit.MILLISECONDS.toNanos(4),
+            TimeUnit.MICROSECONDS.toNanos(100));
 
     private final long gatherNanos;
     private final long heavyNanos;

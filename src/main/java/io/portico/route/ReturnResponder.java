@@ -28,7 +28,8 @@ public final class ReturnResponder implements Responder {
 
     @Override
     public Exchange open(ClientExchange client, HttpRequest request) {
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body.duplicate(), ResponseHeaders.HEADERS, ResponseHeaders.NO_TRAILERS);
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body.duplicate(),
+                ResponseHeaders.HEADERS, ResponseHeaders.NO_TRAILERS);
         if (location != null) {
             response.headers().set(HttpHeaderNames.LOCATION, location);
         }

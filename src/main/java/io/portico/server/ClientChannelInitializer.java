@@ -46,7 +46,8 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     private void addConnectionHandlers(ChannelPipeline p) {
         p.addLast("connections", connectionLimiter);
         p.addLast("timeouts", new ClientTimeoutHandler(
-                limits.keepaliveTimeout(), limits.clientHeaderTimeout(), limits.clientBodyTimeout(), limits.sendTimeout()));
+                limits.keepaliveTimeout(), limits.clientHeaderTimeout(),
+                limits.clientBodyTimeout(), limits.sendTimeout()));
     }
 
     /** HTTP/1.1 framing, strict, then one request at a time with keep-alive. */

@@ -182,7 +182,8 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
         } else if (phase != Phase.RESPONSE) {
             // Below the codec: the answer goes out pre-encoded, then the connection closes.
             ctx.channel().config().setAutoRead(false);
-            ctx.writeAndFlush(ErrorPages.raw(HttpResponseStatus.REQUEST_TIMEOUT)).addListener(ChannelFutureListener.CLOSE);
+            ctx.writeAndFlush(ErrorPages.raw(HttpResponseStatus.REQUEST_TIMEOUT))
+                    .addListener(ChannelFutureListener.CLOSE);
         }
     }
 }

@@ -111,7 +111,8 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
             return HttpResponseStatus.BAD_REQUEST;
         }
         // Equal to 1.1 or 1.0 means protocol HTTP, major 1: the text must then be exactly that constant's.
-        if (!version.text().equals(HttpVersion.HTTP_1_1.text()) && !version.text().equals(HttpVersion.HTTP_1_0.text())) {
+        if (!version.text().equals(HttpVersion.HTTP_1_1.text())
+                && !version.text().equals(HttpVersion.HTTP_1_0.text())) {
             return HttpResponseStatus.BAD_REQUEST;
         }
         HttpHeaders h = request.headers();

@@ -104,7 +104,8 @@ final class RequestContextHandler extends ChannelDuplexHandler {
                 .append("\" ").append(rc.status).append(' ').append(rc.bytes).append(" \"");
         appendHeader(b, r, HttpHeaderNames.REFERER).append("\" \"");
         appendHeader(b, r, HttpHeaderNames.USER_AGENT).append("\" rt=");
-        appendSeconds(b, System.nanoTime() - rc.startNanos()).append(" uaddr=").append(rc.log().upstream()).append(" urt=");
+        appendSeconds(b, System.nanoTime() - rc.startNanos())
+                .append(" uaddr=").append(rc.log().upstream()).append(" urt=");
         if (rc.log().upstreamNanos() < 0) {
             b.append('-');
         } else {

@@ -58,7 +58,8 @@ final class ServerCodec {
         }
 
         @Override
-        protected void decode(ChannelHandlerContext ctx, io.netty.buffer.ByteBuf in, List<Object> out) throws Exception {
+        protected void decode(ChannelHandlerContext ctx, io.netty.buffer.ByteBuf in,
+                List<Object> out) throws Exception {
             int before = out.size();
             super.decode(ctx, in, out);
             for (int i = before; i < out.size(); i++) {

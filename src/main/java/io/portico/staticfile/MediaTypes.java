@@ -21,7 +21,8 @@ final class MediaTypes {
         "wasm", "application/wasm", "mp4", "video/mp4", "webm", "video/webm", "ogv", "video/ogg", "mov",
         "video/quicktime", "mp3", "audio/mpeg", "ogg", "audio/ogg", "oga", "audio/ogg", "wav", "audio/wav",
         "flac", "audio/flac", "m4a", "audio/mp4", "aac", "audio/aac", "yaml", "application/yaml",
-        "yml", "application/yaml", "ics", "text/calendar", "vtt", "text/vtt", "apk", "application/vnd.android.package-archive",
+        "yml", "application/yaml", "ics", "text/calendar", "vtt", "text/vtt",
+        "apk", "application/vnd.android.package-archive",
     };
 
     private final Map<String, String> byExtension = new HashMap<>();

@@ -33,7 +33,8 @@ public final class HashKeyTemplate {
                 parts.add(template.substring(i, dollar));
             }
             int end = dollar + 1;
-            while (end < template.length() && (Character.isLetterOrDigit(template.charAt(end)) || template.charAt(end) == '_')) {
+            while (end < template.length()
+                    && (Character.isLetterOrDigit(template.charAt(end)) || template.charAt(end) == '_')) {
                 end++;
             }
             if (end == dollar + 1) {

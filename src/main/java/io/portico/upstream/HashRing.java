@@ -64,7 +64,9 @@ final class HashRing implements Balancer {
             return "";
         }
         byte[] a = client.getAddress();
-        return client instanceof Inet4Address ? (a[0] & 0xff) + "." + (a[1] & 0xff) + "." + (a[2] & 0xff) : client.getHostAddress();
+        return client instanceof Inet4Address
+                ? (a[0] & 0xff) + "." + (a[1] & 0xff) + "." + (a[2] & 0xff)
+                : client.getHostAddress();
     }
 
     /** FNV-1a over UTF-8 with a murmur3 finalizer, so nearby keys land far apart on the ring. */

@@ -61,7 +61,8 @@ public final class LoopConnections {
                 .group(loop)
                 .channelFactory(transport.channelFactory(server.address()))
                 .option(ChannelOption.AUTO_READ, false)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()));
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                        (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()));
         if (server.address() instanceof io.portico.config.UpstreamAddress.Tcp) {
             b.option(ChannelOption.TCP_NODELAY, true);
         }

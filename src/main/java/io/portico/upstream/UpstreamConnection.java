@@ -88,7 +88,10 @@ public final class UpstreamConnection {
 
     /** A deadline the connection's timer checks for the request using it. */
     public interface Deadline {
-        /** Called on the event loop when the timer fires: the nanoseconds still left, or 0 when it expired (and was handled). */
+        /**
+         * Called on the event loop when the timer fires: the nanoseconds still left, or 0 when it expired (and was
+         * handled).
+         */
         long check();
     }
 

@@ -31,7 +31,8 @@ public final class UpstreamPool implements AutoCloseable {
         List<UpstreamServer> backup = new ArrayList<>();
         AtomicInteger queued = new AtomicInteger();
         for (UpstreamServerConfig sc : config.servers()) {
-            ConnectionLimit limit = new ConnectionLimit(config.maxConnections(), config.maxQueue(), config.queueTimeout(), queued);
+            ConnectionLimit limit = new ConnectionLimit(config.maxConnections(), config.maxQueue(),
+                    config.queueTimeout(), queued);
             UpstreamServer s = new UpstreamServer(sc, all.size(), nanoClock, limit);
             all.add(s);
             (sc.backup() ? backup : primary).add(s);
@@ -88,7 +89,8 @@ public final class UpstreamPool implements AutoCloseable {
         for (UpstreamServer s : servers) {
             if (s.address() instanceof io.portico.config.UpstreamAddress.Unix && !transport.hasUnixSockets()) {
                 throw new IllegalStateException("upstream " + config.name() + ": server " + s.address()
-                        + " is a unix socket, which needs a native transport, epoll or io_uring (the event loops use NIO)");
+                        + " is a unix socket, which needs a native transport, epoll or io_uring"
+                        + " (the event loops use NIO)");
             }
         }
     }
