@@ -27,8 +27,6 @@ import java.util.function.Consumer;
 public record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? extends ServerChannel> serverChannel,
         Class<? extends Channel> socketChannel, ChannelOption<Boolean> reusePort) {
 
-    private static final Transport EPOLL = new Transport("epoll", EpollIoHandler.newFactory(),
-            EpollServerSocketChannel.class, EpollSocketChannel.class, EpollChannelOption.SO_REUSEPORT);
     private static final Transport NIO = new Transport(
             "nio", NioIoHandler.newFactory(), NioServerSocketChannel.class, NioSocketChannel.class, null);
 
@@ -39,18 +37,12 @@ public record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? 
      */
     public static Transport select(IoTransport choice, Consumer<String> note) throws TransportUnavailableException {
         return switch (choice) {
-            case AUTO -> {
-                if (Epoll.isAvailable()) {
-                    yield EPOLL;
-                }
-                note.accept("native epoll not available (" + reason(Epoll.unavailabilityCause()) + "); using NIO");
-                yield NIO;
-            }
+            case AUTO -> auto(note);
             case EPOLL -> {
                 if (!Epoll.isAvailable()) {
                     throw unavailable("epoll", Epoll.unavailabilityCause());
                 }
-                yield EPOLL;
+                yield epoll();
             }
             case IO_URING -> {
                 if (!IoUring.isAvailable()) {
@@ -65,7 +57,21 @@ public record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? 
 
     /** The default transport: what {@code transport = auto} picks. */
     public static Transport detect() {
-        return Epoll.isAvailable() ? EPOLL : NIO;
+        return auto(note -> { });
+    }
+
+    private static Transport auto(Consumer<String> note) {
+        if (Epoll.isAvailable()) {
+            return epoll();
+        }
+        note.accept("native epoll not available (" + reason(Epoll.unavailabilityCause()) + "); using NIO");
+        return NIO;
+    }
+
+    /** Built only once epoll is known to load: its factory throws where the native library is missing. */
+    private static Transport epoll() {
+        return new Transport("epoll", EpollIoHandler.newFactory(), EpollServerSocketChannel.class,
+                EpollSocketChannel.class, EpollChannelOption.SO_REUSEPORT);
     }
 
     private static TransportUnavailableException unavailable(String name, Throwable cause) {

@@ -8,11 +8,16 @@ import io.netty.channel.uring.IoUring;
 import io.portico.testing.RawHttp;
 import io.portico.testing.Response;
 import io.portico.testing.TestServers;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,6 +49,39 @@ class TransportChoiceTest {
     @Test
     void nioServesFilesFromMemoryAndBySendfile() throws IOException {
         servesBothPaths("nio", "nio");
+    }
+
+    /**
+     * Where native epoll does not load (another OS, or {@code -Dio.netty.transport.noNative=true} as here), the
+     * default still starts, on NIO: in a JVM of its own, since Netty decides once per JVM.
+     */
+    @Test
+    void withoutNativeEpollTheDefaultStartsOnNio() throws Exception {
+        Path conf = dir.resolve("portico.conf");
+        Files.writeString(conf, "portico { listen = [\"127.0.0.1:0\"], workers = 1, access-log = off\n"
+                + "locations = [ { path = \"/\", return = 204 } ] }\n");
+        // The server's own logback.xml: the tests' one keeps the INFO start-up lines quiet.
+        String logback = Path.of(PorticoServer.class.getResource("/logback.xml").toURI()).toString();
+        Process serve = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dio.netty.transport.noNative=true", "-Dlogback.configurationFile=" + logback,
+                "-cp", System.getProperty("java.class.path"), "io.portico.cli.Main", "serve", "--conf", conf.toString())
+                .redirectErrorStream(true).start();
+        // A server that never says it listens must fail the test, not hang it: its output then ends.
+        CompletableFuture.delayedExecutor(30, TimeUnit.SECONDS).execute(serve::destroyForcibly);
+        try (BufferedReader out = new BufferedReader(
+                new InputStreamReader(serve.getInputStream(), StandardCharsets.UTF_8))) {
+            StringBuilder seen = new StringBuilder();
+            for (String line; (line = out.readLine()) != null; ) {
+                seen.append(line).append('\n');
+                if (line.contains("portico listening on")) {
+                    break;
+                }
+            }
+            assertThat(seen.toString()).contains("native epoll not available").contains("(nio transport");
+        } finally {
+            serve.destroy();
+            serve.waitFor(10, TimeUnit.SECONDS);
+        }
     }
 
     @Test
