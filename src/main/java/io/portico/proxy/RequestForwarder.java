@@ -45,10 +45,6 @@ final class RequestForwarder {
         this.head = ForwardedRequest.build(client, request, settings, websocket, -1);
     }
 
-    HttpRequest head() {
-        return head;
-    }
-
     /** Whether the body is read whole before a server is chosen (so the exchange waits for it). */
     boolean bodyBuffered() {
         return buffered != null;

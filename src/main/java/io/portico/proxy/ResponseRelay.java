@@ -74,7 +74,7 @@ final class ResponseRelay {
 
     /** A decoded response part from the connection of {@code a} (ownership taken). */
     void onMessage(Attempt a, HttpObject msg) {
-        if (msg instanceof HttpResponse response && !head(a, response)) {
+        if (msg instanceof HttpResponse response && !head(response)) {
             return;
         }
         if (msg instanceof HttpContent content) {
@@ -83,7 +83,7 @@ final class ResponseRelay {
     }
 
     /** Handles a response head; true when the message (a FullHttpResponse) still has content to relay. */
-    private boolean head(Attempt a, HttpResponse response) {
+    private boolean head(HttpResponse response) {
         if (!response.decoderResult().isSuccess()) {
             ReferenceCountUtil.release(response);
             exchange.upstreamBroken("malformed upstream response head: " + response.decoderResult().cause());

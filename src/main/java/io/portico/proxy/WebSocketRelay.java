@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
 final class WebSocketRelay {
     static final List<String> CLIENT_HTTP_HANDLERS =
             List.of("timeouts", "framing", "keepalive", "accesslog", "route", "ratelimit", "exchange");
-    /** The server's codec: a decoder and an encoder (or one combined codec named "http"). */
+    /** The server's codec: its decoder and its encoder, as {@code server.ServerCodec} names them. */
     static final List<String> CLIENT_CODEC = List.of("http", "http-encoder");
 
     private final Channel client;

@@ -59,7 +59,7 @@ public final class PorticoServer implements AutoCloseable {
         }
         PorticoServer server = new PorticoServer(config, transport);
         try {
-            server.bind(transport);
+            server.bind();
         } catch (ListenException e) {
             server.close();
             throw e;
@@ -74,7 +74,7 @@ public final class PorticoServer implements AutoCloseable {
         return transport.name();
     }
 
-    private void bind(Transport transport) throws ListenException {
+    private void bind() throws ListenException {
         Router router = Router.build(config.locations(), targets::responder);
         ConnectionLimiter limiter = new ConnectionLimiter(config.limits().maxConnections());
         ChannelHandler initializer = new ClientChannelInitializer(
