@@ -58,7 +58,9 @@ class TransportChoiceTest {
     @Test
     void withoutNativeEpollTheDefaultStartsOnNio() throws Exception {
         Path conf = dir.resolve("portico.conf");
+        // transport = auto stated: CI's io_uring run sets PORTICO_TRANSPORT, which the child would inherit.
         Files.writeString(conf, "portico { listen = [\"127.0.0.1:0\"], workers = 1, access-log = off\n"
+                + "transport = auto\n"
                 + "locations = [ { path = \"/\", return = 204 } ] }\n");
         // The server's own logback.xml: the tests' one keeps the INFO start-up lines quiet.
         String logback = Path.of(PorticoServer.class.getResource("/logback.xml").toURI()).toString();
