@@ -58,12 +58,19 @@ final class FileCache {
         this.executor = executor;
         this.maxFileSize = config.cacheMaxFileSize();
         this.followSymlinks = config.followSymlinks();
-        this.meta = Caffeine.newBuilder()
+        Caffeine<Object, Object> metaBuilder = Caffeine.newBuilder()
                 .executor(executor)
                 .ticker(ticker)
                 .maximumSize(MAX_META_ENTRIES)
-                .expireAfterWrite(config.revalidate())
-                .buildAsync(this::stat);
+                .expireAfterWrite(config.revalidate());
+        if (!config.revalidate().isZero()) {
+            // A file read in the second half of its revalidate period is stat'ed again in the background while
+            // the request is answered from the cache; so a hot file never makes its requests wait for a stat
+            // (all of them would, once a period, and behind a busy event loop), and a change still shows within
+            // revalidate. Only a file not read in that half expires and waits.
+            metaBuilder.refreshAfterWrite(config.revalidate().dividedBy(2));
+        }
+        this.meta = metaBuilder.buildAsync(this::stat);
         this.content = Caffeine.newBuilder()
                 .executor(executor)
                 .ticker(ticker)

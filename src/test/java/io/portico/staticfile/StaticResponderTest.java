@@ -295,6 +295,20 @@ class StaticResponderTest {
     }
 
     @Test
+    void aHotFileIsStattedAgainAheadOfExpiryWhileItsRequestsAreAnswered() throws IOException {
+        assertThat(harness.get(responder, "/hello.txt").text()).startsWith("Hello");
+        harness.nanos.addAndGet(Duration.ofMillis(600).toNanos()); // past half of revalidate (1s)
+        Files.writeString(site.resolve("hello.txt"), "changed");
+        Exchange exchange = harness.open(responder, HttpMethod.GET, "/hello.txt", false);
+        exchange.onContent(LastHttpContent.EMPTY_LAST_CONTENT);
+        harness.channel.runPendingTasks();
+        assertThat(harness.read().text()).startsWith("Hello"); // from the cache, without waiting for the stat
+        assertThat(harness.tasks).isNotEmpty(); // the stat, queued
+        harness.drain();
+        assertThat(harness.get(responder, "/hello.txt").text()).isEqualTo("changed"); // revalidate has not passed
+    }
+
+    @Test
     void revalidateZeroStatsEveryRequest() throws IOException {
         try (Harness always = new Harness(256 * 1024, io.portico.config.StaticConfig.FollowSymlinks.NEVER, Duration.ZERO)) {
             Responder r = always.responder("/", Harness.target(site), n -> null);
