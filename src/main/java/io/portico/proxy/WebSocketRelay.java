@@ -74,10 +74,8 @@ final class WebSocketRelay {
                 cp.remove(name);
             }
         }
-        ChannelPipeline up = upstream.pipeline();
-        up.addLast("relay", relay.new Side(client));
-        up.remove("upstream");
-        up.remove("http");
+        upstream.pipeline().addLast("relay", relay.new Side(client));
+        handover.connection().leaveHttp();
         client.eventLoop().execute(relay::start);
     }
 

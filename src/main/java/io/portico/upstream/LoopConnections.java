@@ -22,6 +22,8 @@ public final class LoopConnections {
     /** Upstream response heads beyond these limits are malformed for us: the exchange answers 502. */
     static final int MAX_INITIAL_LINE = 8192;
     static final int MAX_HEADER_SIZE = 32 * 1024;
+    /** The name of the connection's own handler, after the codec. */
+    static final String HANDLER = "upstream";
 
     private final EventLoop loop;
     private final UpstreamConfig config;
@@ -75,8 +77,8 @@ public final class LoopConnections {
                 HttpDecoderConfig decoder = new HttpDecoderConfig()
                         .setMaxInitialLineLength(MAX_INITIAL_LINE)
                         .setMaxHeaderSize(MAX_HEADER_SIZE);
-                ch.pipeline().addLast("http", new UpstreamCodec(decoder));
-                ch.pipeline().addLast("upstream", c.new Handler());
+                UpstreamCodec.addTo(ch.pipeline(), decoder);
+                ch.pipeline().addLast(HANDLER, c.new Handler());
             }
         });
         ChannelFuture f = b.connect(Transport.socketAddress(server.address()));

@@ -1,7 +1,7 @@
 package io.portico.upstream;
 
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.CombinedChannelDuplexHandler;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
@@ -15,21 +15,40 @@ import java.util.List;
 /**
  * The HTTP/1.1 client codec of an upstream connection: Netty's {@code HttpClientCodec} minus CONNECT, plus the
  * one thing a keep-alive pool must know and that codec hides: whether bytes beyond the end of the response are
- * waiting in the decoder ({@link #hasLeftover()}). An upstream that sends more than its Content-Length (or
+ * waiting in the decoder ({@link #hasLeftover}). An upstream that sends more than its Content-Length (or
  * anything after the response) has desynchronised; reusing the connection would hand those bytes to the next
  * request as (part of) its response. Also, unlike {@code HttpClientCodec}, an interim 103 does not consume the
  * request method, so the final response to a HEAD still has no body.
+ *
+ * <p>Like the server's codec, the decoder and the encoder are two pipeline handlers ({@value #DECODER},
+ * {@value #ENCODER}) rather than one {@code CombinedChannelDuplexHandler}, which would relay every read, write and
+ * flush of a proxied exchange through a delegating context.
  */
-final class UpstreamCodec extends CombinedChannelDuplexHandler<UpstreamCodec.Decoder, UpstreamCodec.Encoder> {
+final class UpstreamCodec {
+    static final String DECODER = "http";
+    static final String ENCODER = "http-encoder";
 
-    UpstreamCodec(HttpDecoderConfig config) {
+    private UpstreamCodec() {}
+
+    static void addTo(ChannelPipeline p, HttpDecoderConfig config) {
         ArrayDeque<HttpMethod> methods = new ArrayDeque<>();
-        init(new Decoder(config, methods), new Encoder(methods));
+        p.addLast(DECODER, new Decoder(config, methods));
+        p.addLast(ENCODER, new Encoder(methods));
     }
 
-    /** Bytes received but not yet decoded: at the end of a response, the sign of a desynchronised upstream. */
-    boolean hasLeftover() {
-        return inboundHandler().leftover() > 0;
+    /** For a protocol switch: the connection stops speaking HTTP. */
+    static void removeFrom(ChannelPipeline p) {
+        p.remove(DECODER);
+        p.remove(ENCODER);
+    }
+
+    /**
+     * Bytes received but not yet decoded: at the end of a response, the sign of a desynchronised upstream. A
+     * pipeline without the codec (switched protocols) counts as desynchronised.
+     */
+    static boolean hasLeftover(ChannelPipeline p) {
+        Decoder decoder = p.get(Decoder.class);
+        return decoder == null || decoder.leftover() > 0;
     }
 
     static final class Encoder extends HttpRequestEncoder {

@@ -1,6 +1,7 @@
 package io.portico.upstream;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpObject;
@@ -50,6 +51,17 @@ public final class UpstreamConnection {
         return server;
     }
 
+    /**
+     * For a switch of protocols (a 101): removes the HTTP handlers, so that the channel carries raw bytes to
+     * whatever was added after them (bytes the decoder had buffered go there first). Without its codec the
+     * connection counts as desynchronised and is never pooled again.
+     */
+    public void leaveHttp() {
+        ChannelPipeline p = channel.pipeline();
+        p.remove(LoopConnections.HANDLER);
+        UpstreamCodec.removeFrom(p);
+    }
+
     /** Whether an earlier request used this connection: then the server may have closed it while it was idle. */
     public boolean reused() {
         return uses > 1;
@@ -76,8 +88,7 @@ public final class UpstreamConnection {
      * bytes to the next request as its response.
      */
     boolean desynchronised() {
-        UpstreamCodec codec = channel.pipeline().get(UpstreamCodec.class);
-        return codec == null || codec.hasLeftover();
+        return UpstreamCodec.hasLeftover(channel.pipeline());
     }
 
     /** Detaches and closes: for a request that went wrong or was cancelled. */

@@ -42,7 +42,8 @@ class LoopConnectionsIdleTest {
 
     @Test
     void anIdleConnectionIsClosedAfterTheKeepaliveTimeout() throws Exception {
-        EmbeddedChannel channel = new EmbeddedChannel(new UpstreamCodec(new io.netty.handler.codec.http.HttpDecoderConfig()));
+        EmbeddedChannel channel = new EmbeddedChannel();
+        UpstreamCodec.addTo(channel.pipeline(), new io.netty.handler.codec.http.HttpDecoderConfig());
         UpstreamConnection c = new UpstreamConnection(channel, server, pool);
         onLoop(() -> {
             pool.offer(c);
@@ -56,7 +57,8 @@ class LoopConnectionsIdleTest {
 
     @Test
     void theTimerFiringWhileTheConnectionIsInUseLeavesItOpenAndTheNextIdlePeriodArmsItAgain() throws Exception {
-        EmbeddedChannel channel = new EmbeddedChannel(new UpstreamCodec(new io.netty.handler.codec.http.HttpDecoderConfig()));
+        EmbeddedChannel channel = new EmbeddedChannel();
+        UpstreamCodec.addTo(channel.pipeline(), new io.netty.handler.codec.http.HttpDecoderConfig());
         UpstreamConnection c = new UpstreamConnection(channel, server, pool);
         UpstreamConnection taken = onLoop(() -> {
             pool.offer(c);
