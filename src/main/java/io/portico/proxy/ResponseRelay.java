@@ -1,6 +1,7 @@
 package io.portico.proxy;
 
 import io.netty.channel.Channel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpMethod;
@@ -32,6 +33,8 @@ final class ResponseRelay {
     private boolean upstreamDone; // the upstream response is complete; parked bytes may still go to the client
     private boolean upstreamKeepAlive;
     private boolean interim;
+    /** A response head not written yet: it goes out with the first body part, in one write when that is the last. */
+    private HttpResponse heldHead;
 
     ResponseRelay(ProxyExchange exchange, ProxySettings settings, ClientExchange client, HttpRequest request,
             boolean websocket) {
@@ -118,7 +121,10 @@ final class ResponseRelay {
         if (response instanceof FullHttpResponse) {
             return true;
         }
-        client.channel().write(response, client.channel().voidPromise());
+        // Held rather than written: a small response's head and body come in one read, and one write of both
+        // costs one trip through the client's outbound handlers instead of two. (A head written alone was not
+        // flushed before its body either.)
+        heldHead = response;
         readMore();
         return false;
     }
@@ -141,11 +147,25 @@ final class ResponseRelay {
             a.server.succeeded();
             a.end(upstreamKeepAlive && exchange.requestComplete());
             upstreamDone = true;
-            writer.end(last);
+            writer.end(withHeldHead(last));
             return;
+        }
+        if (heldHead != null) {
+            client.channel().write(heldHead, client.channel().voidPromise());
+            heldHead = null;
         }
         writer.write(content);
         readMore();
+    }
+
+    private LastHttpContent withHeldHead(LastHttpContent last) {
+        HttpResponse head = heldHead;
+        if (head == null) {
+            return last;
+        }
+        heldHead = null;
+        return new DefaultFullHttpResponse(head.protocolVersion(), head.status(), last.content(), head.headers(),
+                last.trailingHeaders());
     }
 
     /**

@@ -113,6 +113,29 @@ class ProxyHeadersTest {
     }
 
     @Test
+    void aChunkedResponseArrivingWholeKeepsItsTrailersAndFraming() throws Exception {
+        try (TestUpstream app = new TestUpstream((req, out, s) -> {
+                    // head, body and trailer in one write: relayed to the client as one message
+                    out.write(("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                            + "5\r\nhello\r\n0\r\nX-Checksum: abc\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    return true;
+                });
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), TestConfigs.target(false, false), 1 << 20, 1, true);
+                TestClient client = new TestClient(proxy.port())) {
+            client.send("GET / HTTP/1.1\r\nHost: front.test\r\n\r\n");
+            TestClient.Response head = client.readHead();
+            assertThat(head.header("transfer-encoding")).isEqualTo("chunked");
+            List<String> lines = new java.util.ArrayList<>();
+            for (String line; !(line = TestUpstream.line(client.in)).isEmpty() || !lines.contains("0"); ) {
+                lines.add(line);
+            }
+            assertThat(lines).containsExactly("5", "hello", "0", "X-Checksum: abc");
+            assertThat(client.get("/").text()).isEqualTo("hello"); // the connection is still in step
+        }
+    }
+
+    @Test
     void closeDelimitedUpstreamResponseIsChunkedToTheClientAndTheConnectionIsNotPooled() throws Exception {
         try (TestUpstream app = new TestUpstream((req, out, s) -> {
                     out.write("HTTP/1.0 200 OK\r\n\r\nuntil close".getBytes(StandardCharsets.US_ASCII));
