@@ -4,6 +4,8 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
@@ -41,12 +43,26 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof HttpRequest head) {
             start(ctx, head);
+            if (msg instanceof FullHttpRequest whole) {
+                // Responders take a request as its head, then its body parts: a whole one is split again.
+                body(ctx, endOf(whole));
+                return;
+            }
         }
         if (msg instanceof HttpContent content) {
             body(ctx, content);
         } else if (!(msg instanceof HttpRequest)) {
             ReferenceCountUtil.release(msg);
         }
+    }
+
+    /** The body of a whole request as its last part; the content's reference moves to it. */
+    private static LastHttpContent endOf(FullHttpRequest whole) {
+        if (!whole.content().isReadable() && whole.trailingHeaders().isEmpty()) {
+            whole.release();
+            return LastHttpContent.EMPTY_LAST_CONTENT;
+        }
+        return new DefaultLastHttpContent(whole.content(), whole.trailingHeaders());
     }
 
     private void start(ChannelHandlerContext ctx, HttpRequest head) {

@@ -2,7 +2,10 @@ package io.portico.server;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
+import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
@@ -10,6 +13,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseEncoder;
+import io.netty.handler.codec.http.LastHttpContent;
 import java.util.ArrayDeque;
 import java.util.List;
 
@@ -65,6 +69,15 @@ final class ServerCodec {
             for (int i = before; i < out.size(); i++) {
                 if (out.get(i) instanceof HttpRequest request) {
                     methods.add(request.method());
+                    if (i + 1 < out.size() && out.get(i + 1) == LastHttpContent.EMPTY_LAST_CONTENT
+                            && !(request instanceof FullHttpRequest) && request.decoderResult().isSuccess()) {
+                        // A request without a body goes up the pipeline as one message instead of two: every
+                        // handler above sees it once (ExchangeHandler gives responders its end separately).
+                        out.set(i, new DefaultFullHttpRequest(request.protocolVersion(), request.method(),
+                                request.uri(), Unpooled.EMPTY_BUFFER, request.headers(),
+                                LastHttpContent.EMPTY_LAST_CONTENT.trailingHeaders()));
+                        out.remove(i + 1);
+                    }
                 }
             }
         }
