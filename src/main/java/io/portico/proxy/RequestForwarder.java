@@ -1,6 +1,9 @@
 package io.portico.proxy;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -20,6 +23,7 @@ final class RequestForwarder {
     private final Channel clientChannel;
     private final HttpRequest head;
     private final RequestBody buffered; // null: streamed, or no body
+    private final boolean whole; // came whole without a body: complete before any attempt
     private final ArrayDeque<HttpContent> pending = new ArrayDeque<>(2);
     private boolean clientBodyDone;
     private boolean bodyStreamed; // body bytes went upstream as they came: the request cannot be replayed
@@ -43,6 +47,10 @@ final class RequestForwarder {
                         })
                 : null;
         this.head = ForwardedRequest.build(client, request, settings, websocket, -1);
+        // A request without a body arrives whole (see server.ServerCodec): it goes upstream as one message, and
+        // its end, which the exchange still hands over as a separate part, is not sent again.
+        this.whole = request instanceof FullHttpRequest full && !full.content().isReadable();
+        this.clientBodyDone = whole;
     }
 
     /** Whether the body is read whole before a server is chosen (so the exchange waits for it). */
@@ -67,6 +75,10 @@ final class RequestForwarder {
 
     /** A body chunk from the client (ownership taken); {@code current} is the attempt in progress, or null. */
     void onContent(HttpContent content, Attempt current) {
+        if (whole) {
+            content.release();
+            return;
+        }
         boolean last = content instanceof LastHttpContent;
         if (buffered != null) {
             boolean fits = buffered.add(content.content().retain());
@@ -112,6 +124,14 @@ final class RequestForwarder {
     void sendOn(Attempt a) {
         Channel up = a.channel();
         ForwardedRequest.hostFor(head, a.server.address(), settings);
+        if (whole) {
+            up.write(new DefaultFullHttpRequest(head.protocolVersion(), head.method(), head.uri(),
+                    Unpooled.EMPTY_BUFFER, head.headers(), LastHttpContent.EMPTY_LAST_CONTENT.trailingHeaders()));
+            a.requestSent();
+            exchange.requestWritten();
+            up.flush();
+            return;
+        }
         up.write(head);
         a.requestSent();
         if (buffered != null) {
