@@ -22,3 +22,15 @@ portico {
 }
 CONF
 }
+
+# Fails when something already listens on one of the ports: a peer left over from another run would answer in
+# the new one's place (a second nginx cannot bind, and the checks that it is up would pass against the old one).
+ports_free() {
+  local port
+  for port in "$@"; do
+    if ss -Hltn "sport = :$port" | grep -q .; then
+      echo "port $port is in use (a leftover peer or Portico?): $(ss -Hltnp "sport = :$port" | head -1)" >&2
+      return 1
+    fi
+  done
+}
