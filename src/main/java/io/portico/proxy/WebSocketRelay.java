@@ -13,7 +13,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
-import java.util.List;
+import io.portico.route.ClientPipeline;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -21,19 +21,14 @@ import java.util.concurrent.TimeUnit;
  * read from one side only while the other is writable, until either closes or neither moves for {@code readTimeout}.
  * The relayed connection keeps its upstream server's {@code max-connections} permit and in-flight count until then.
  *
- * <p>Assumption about the server's client pipeline: the HTTP handlers are named {@link #CLIENT_HTTP_HANDLERS} (the
- * client timers included: the relay has its own idle timeout) and the codec is named as {@link #CLIENT_CODEC}; the 101
+ * <p>The client pipeline's HTTP handlers ({@link ClientPipeline#HTTP_HANDLERS}, the client timers included: the relay
+ * has its own idle timeout) and its codec ({@link ClientPipeline#CODEC}) are removed by name; the 101
  * and an empty last content go through them first (so the access log records the request and the server sees the
  * exchange complete), then they are removed. The keep-alive handler must leave a 101's {@code Connection: upgrade}
  * alone (it treats 1xx as interim). Relaying starts one task later, after anything the keep-alive handler queued on the
  * loop when the response ended (it re-enables auto-read).
  */
 final class WebSocketRelay {
-    static final List<String> CLIENT_HTTP_HANDLERS =
-            List.of("timeouts", "framing", "keepalive", "accesslog", "route", "ratelimit", "exchange");
-    /** The server's codec: its decoder and its encoder, as {@code server.ServerCodec} names them. */
-    static final List<String> CLIENT_CODEC = List.of("http", "http-encoder");
-
     private final Channel client;
     private final Channel upstream;
     private final long idleNanos;
@@ -62,14 +57,14 @@ final class WebSocketRelay {
         WebSocketRelay relay = new WebSocketRelay(client, upstream,
                 exchange.settings().pool().config().readTimeout().toNanos(), handover.releaseSlot());
         ChannelPipeline cp = client.pipeline();
-        for (String name : CLIENT_HTTP_HANDLERS) {
+        for (String name : ClientPipeline.HTTP_HANDLERS) {
             if (cp.context(name) != null) {
                 cp.remove(name);
             }
         }
         // Added before the codecs go, so bytes they had buffered are handed to the relay in order.
         cp.addLast("relay", relay.new Side(upstream));
-        for (String name : CLIENT_CODEC) {
+        for (String name : ClientPipeline.CODEC) {
             if (cp.context(name) != null) {
                 cp.remove(name);
             }

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.Channel;
 import io.portico.config.LimitsConfig;
 import io.portico.metrics.AccessLog;
+import io.portico.route.ClientPipeline;
 import io.portico.route.Router;
 import java.util.function.Supplier;
 import io.netty.channel.ChannelHandler;
@@ -44,8 +45,8 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
 
     /** Connection-level limits and the client timers, below HTTP. */
     private void addConnectionHandlers(ChannelPipeline p) {
-        p.addLast("connections", connectionLimiter);
-        p.addLast("timeouts", new ClientTimeoutHandler(
+        p.addLast(ClientPipeline.CONNECTIONS, connectionLimiter);
+        p.addLast(ClientPipeline.TIMEOUTS, new ClientTimeoutHandler(
                 limits.keepaliveTimeout(), limits.clientHeaderTimeout(),
                 limits.clientBodyTimeout(), limits.sendTimeout()));
     }
@@ -53,18 +54,18 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     /** HTTP/1.1 framing, strict, then one request at a time with keep-alive. */
     private void addHttp1Handlers(ChannelPipeline p) {
         ServerCodec.addTo(p, limits.maxRequestLine(), limits.maxHeaderSize());
-        p.addLast("framing", new HttpFramingHandler(limits.maxHeaderCount(), limits.maxBodySize()));
-        p.addLast("keepalive", new KeepAliveHandler(limits.keepaliveRequests(), state));
+        p.addLast(ClientPipeline.FRAMING, new HttpFramingHandler(limits.maxHeaderCount(), limits.maxBodySize()));
+        p.addLast(ClientPipeline.KEEPALIVE, new KeepAliveHandler(limits.keepaliveRequests(), state));
     }
 
     /** The request's record and access log, routing, rate limiting, then the responder. */
     private void addPorticoHandlers(ChannelPipeline p) {
-        p.addLast("accesslog", new RequestContextHandler(addresses, accessLog, false));
-        p.addLast("route", new RouteHandler(router));
+        p.addLast(ClientPipeline.ACCESS_LOG, new RequestContextHandler(addresses, accessLog, false));
+        p.addLast(ClientPipeline.ROUTE, new RouteHandler(router));
         ChannelHandler limiter = rateLimiter.get();
         if (limiter != null) {
-            p.addLast("ratelimit", limiter);
+            p.addLast(ClientPipeline.RATE_LIMIT, limiter);
         }
-        p.addLast("exchange", new ExchangeHandler(limits.maxBodySize()));
+        p.addLast(ClientPipeline.EXCHANGE, new ExchangeHandler(limits.maxBodySize()));
     }
 }

@@ -14,6 +14,7 @@ import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.portico.route.ClientPipeline;
 import java.util.ArrayDeque;
 import java.util.List;
 
@@ -28,8 +29,8 @@ import java.util.List;
  * handler would relay every read, write and flush through a delegating context.
  */
 final class ServerCodec {
-    static final String DECODER = "http";
-    static final String ENCODER = "http-encoder";
+    static final String DECODER = ClientPipeline.DECODER;
+    static final String ENCODER = ClientPipeline.ENCODER;
 
     private ServerCodec() {}
 

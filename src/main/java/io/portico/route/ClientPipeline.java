@@ -1,0 +1,29 @@
+package io.portico.route;
+
+import java.util.List;
+
+/**
+ * The names of the handlers of a client connection's pipeline, in order: the server builds the pipeline with them,
+ * and a responder that takes the connection over (a WebSocket upgrade) removes the HTTP ones by them.
+ */
+public final class ClientPipeline {
+    public static final String CONNECTIONS = "connections";
+    public static final String TIMEOUTS = "timeouts";
+    public static final String DECODER = "http";
+    public static final String ENCODER = "http-encoder";
+    public static final String FRAMING = "framing";
+    public static final String KEEPALIVE = "keepalive";
+    public static final String ACCESS_LOG = "accesslog";
+    public static final String ROUTE = "route";
+    /** Present only when some location has a rate limit or a connection limit. */
+    public static final String RATE_LIMIT = "ratelimit";
+    public static final String EXCHANGE = "exchange";
+
+    /** The HTTP handlers above the codec, with the client timers: a switch of protocols removes them first. */
+    public static final List<String> HTTP_HANDLERS =
+            List.of(TIMEOUTS, FRAMING, KEEPALIVE, ACCESS_LOG, ROUTE, RATE_LIMIT, EXCHANGE);
+    /** The codec, removed after them. */
+    public static final List<String> CODEC = List.of(DECODER, ENCODER);
+
+    private ClientPipeline() {}
+}
