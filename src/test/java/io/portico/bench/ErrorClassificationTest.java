@@ -14,7 +14,8 @@ class ErrorClassificationTest {
     void closedPortIsConnectRefused() throws Exception {
         BenchResult r;
         try (RefusedPort refused = new RefusedPort()) {
-            r = Runs.run(Runs.options("http://127.0.0.1:" + refused.port() + "/", 1, 3, null, 0, Duration.ofSeconds(2)));
+            r = Runs.run(
+                    Runs.options("http://127.0.0.1:" + refused.port() + "/", 1, 3, null, 0, Duration.ofSeconds(2)));
         }
         assertThat(r.tally().errors(ErrorClass.CONNECT_REFUSED)).isEqualTo(3);
         assertThat(r.tally().responses()).isZero();

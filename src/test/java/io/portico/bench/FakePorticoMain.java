@@ -26,7 +26,8 @@ public final class FakePorticoMain {
         if (args[0].equals("demo-app")) {
             port = Integer.parseInt(args[2].substring(args[2].lastIndexOf(':') + 1));
         } else {
-            Matcher m = Pattern.compile("listen = \\[\"127.0.0.1:(\\d+)\"]").matcher(Files.readString(Path.of(args[2])));
+            Matcher m = Pattern.compile("listen = \\[\"127.0.0.1:(\\d+)\"]")
+                    .matcher(Files.readString(Path.of(args[2])));
             if (!m.find()) {
                 throw new IllegalArgumentException("no listen address in " + args[2]);
             }

@@ -25,7 +25,8 @@ class HistogramMergeTest {
             loops.get(loop).response(200, us * 1000, 0, us * 1000, 10);
             reference.recordValue(us);
         }
-        BenchOptions options = Runs.options("http://127.0.0.1:1/", 3, 0, Duration.ofSeconds(5), 0, Duration.ofSeconds(1));
+        BenchOptions options = Runs.options("http://127.0.0.1:1/", 3, 0, Duration.ofSeconds(5), 0,
+                Duration.ofSeconds(1));
         Collector collector = new Collector(loops, new RunClock(options, 0), null);
         collector.tick(500_000_000L);
         loops.get(1).response(200, 5_000_000_000L, 0, 0, 10); // one 5 s outlier after the first tick
@@ -63,7 +64,8 @@ class HistogramMergeTest {
     @Test
     void clientSideFailuresStopTheRunWithTheClientsFix() {
         LoopStats loop = new LoopStats(LoopStats.newMessageMap());
-        BenchOptions options = Runs.options("http://127.0.0.1:1/", 1, 0, Duration.ofSeconds(5), 0, Duration.ofSeconds(1));
+        BenchOptions options = Runs.options("http://127.0.0.1:1/", 1, 0, Duration.ofSeconds(5), 0,
+                Duration.ofSeconds(1));
         Collector collector = new Collector(List.of(loop), new RunClock(options, 0), null);
         for (int i = 0; i < 20; i++) {
             loop.error(ErrorClass.CLIENT_OUT_OF_FILES, new java.io.IOException("Too many open files"));
@@ -77,7 +79,8 @@ class HistogramMergeTest {
     @Test
     void aServerRefusingEverythingStopsTheRunAfterTwoSeconds() {
         LoopStats loop = new LoopStats(LoopStats.newMessageMap());
-        BenchOptions options = Runs.options("http://127.0.0.1:1/", 1, 0, Duration.ofSeconds(5), 0, Duration.ofSeconds(1));
+        BenchOptions options = Runs.options("http://127.0.0.1:1/", 1, 0, Duration.ofSeconds(5), 0,
+                Duration.ofSeconds(1));
         Collector collector = new Collector(List.of(loop), new RunClock(options, 0), null);
         loop.error(ErrorClass.CONNECT_REFUSED, new java.net.ConnectException("Connection refused"));
         collector.tick(1_000_000_000L);

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 class ConfigWarningsTest {
     private static PorticoConfig config(String trusted) throws Exception {
         return ConfigLoader.parse("portico { trusted-proxies = " + trusted
-                + ", rate-limits { a { rate = 5r/s } }, locations = [ { path = \"/\", return = 204, rate-limit = a } ] }",
+                + ", rate-limits { a { rate = 5r/s } }"
+                + ", locations = [ { path = \"/\", return = 204, rate-limit = a } ] }",
                 "w.conf", Path.of("."));
     }
 
@@ -34,7 +35,8 @@ class ConfigWarningsTest {
     void warnsWhenMetricsAreOpenToEveryClient() throws Exception {
         PorticoConfig open = ConfigLoader.parse(
                 "portico { locations = [ { exact = \"/metrics\", metrics = prometheus } ] }", "w.conf", Path.of("."));
-        assertThat(ConfigWarnings.of(open)).singleElement().asString().contains("= /metrics serves metrics to every client");
+        assertThat(ConfigWarnings.of(open)).singleElement().asString()
+                .contains("= /metrics serves metrics to every client");
         PorticoConfig restricted = ConfigLoader.parse("portico { locations = [ { exact = \"/metrics\","
                 + " metrics = prometheus, allow = [\"127.0.0.1/32\"] } ] }", "w.conf", Path.of("."));
         assertThat(ConfigWarnings.of(restricted)).isEmpty();

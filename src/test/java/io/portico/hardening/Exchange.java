@@ -100,7 +100,8 @@ record Exchange(int status, String head, int declaredLength, byte[] body, boolea
         if (declaredLength >= 0) {
             return closed && body.length < declaredLength;
         }
-        return closed && head.toLowerCase(Locale.ROOT).contains("\r\ntransfer-encoding: chunked") && !text().endsWith("\r\n0\r\n\r\n");
+        return closed && head.toLowerCase(Locale.ROOT).contains("\r\ntransfer-encoding: chunked")
+                && !text().endsWith("\r\n0\r\n\r\n");
     }
 
     String text() {

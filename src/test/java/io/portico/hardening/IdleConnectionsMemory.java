@@ -33,13 +33,15 @@ public final class IdleConnectionsMemory {
             return;
         }
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
-        PorticoServer server = TestServers.start("limits { max-connections = 50000, keepalive-timeout = 10m, client-header-timeout = 10m }\n"
+        PorticoServer server = TestServers.start("limits { max-connections = 50000, keepalive-timeout = 10m,"
+                + " client-header-timeout = 10m }\n"
                 + "locations = [ { path = \"/\", return = { status = 200, body = \"ok\" } } ]");
         int port = TestServers.port(server);
         runClient(port, 200); // warm-up: classes loaded, allocator arenas created, JIT
         Sample before = Sample.take();
-        Process client = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                "-cp", System.getProperty("java.class.path"), IdleConnectionsMemory.class.getName(), "client", "" + port, "" + n)
+        Process client = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m", "-cp", System.getProperty("java.class.path"), IdleConnectionsMemory.class.getName(),
+                "client", "" + port, "" + n)
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(client.getInputStream(), StandardCharsets.UTF_8));
         String line = out.readLine();
@@ -50,10 +52,14 @@ public final class IdleConnectionsMemory {
         client.destroy();
         server.stop();
         System.out.printf("%d idle keep-alive connections%n", n);
-        System.out.printf("heap     %,12d -> %,12d bytes: %,8.0f B/connection%n", before.heap, after.heap, (after.heap - before.heap) / (double) n);
-        System.out.printf("direct   %,12d -> %,12d bytes: %,8.0f B/connection%n", before.direct, after.direct, (after.direct - before.direct) / (double) n);
-        System.out.printf("rss      %,12d -> %,12d bytes: %,8.0f B/connection%n", before.rss, after.rss, (after.rss - before.rss) / (double) n);
-        System.out.printf("heap+direct: %,.0f B/connection%n", (after.heap - before.heap + after.direct - before.direct) / (double) n);
+        System.out.printf("heap     %,12d -> %,12d bytes: %,8.0f B/connection%n", before.heap, after.heap,
+                (after.heap - before.heap) / (double) n);
+        System.out.printf("direct   %,12d -> %,12d bytes: %,8.0f B/connection%n", before.direct, after.direct,
+                (after.direct - before.direct) / (double) n);
+        System.out.printf("rss      %,12d -> %,12d bytes: %,8.0f B/connection%n", before.rss, after.rss,
+                (after.rss - before.rss) / (double) n);
+        System.out.printf("heap+direct: %,.0f B/connection%n",
+                (after.heap - before.heap + after.direct - before.direct) / (double) n);
         System.exit(0);
     }
 

@@ -38,12 +38,15 @@ class IntegrityTest {
     @BeforeAll
     static void start() throws Exception {
         String limits = ProxiedPortico.LIMITS.replace("max-body-size = 1k", "max-body-size = 64m")
-                .replace("client-body-timeout = 300ms", "client-body-timeout = 5s").replace("send-timeout = 300ms", "send-timeout = 5s");
+                .replace("client-body-timeout = 300ms", "client-body-timeout = 5s")
+                .replace("send-timeout = 300ms", "send-timeout = 5s");
         String upstream = ", read-timeout = 5s, send-timeout = 5s";
         tcp = new ProxiedPortico(RecordingUpstream.tcp().behave(IntegrityTest::answer), limits, upstream);
         if (Epoll.isAvailable()) {
             socketDir = Files.createTempDirectory("portico-sock");
-            unix = new ProxiedPortico(RecordingUpstream.unix(socketDir.resolve("app.sock")).behave(IntegrityTest::answer), limits, upstream);
+            unix = new ProxiedPortico(
+                    RecordingUpstream.unix(socketDir.resolve("app.sock")).behave(IntegrityTest::answer),
+                    limits, upstream);
         }
     }
 
@@ -109,7 +112,8 @@ class IntegrityTest {
 
     @ParameterizedTest(name = "{2} {4} bytes over {0} at {1}, chunked {3}")
     @MethodSource("cases")
-    void arrivesByteForByte(String transport, String path, String direction, boolean chunked, int size) throws Exception {
+    void arrivesByteForByte(String transport, String path, String direction, boolean chunked, int size)
+            throws Exception {
         ProxiedPortico p = transport.equals("tcp") ? tcp : unix;
         assumeThat(p).as("unix socket upstreams need epoll").isNotNull();
         byte[] data = data(size);
@@ -125,13 +129,14 @@ class IntegrityTest {
                 String body = new String(in.readNBytes(contentLength(head)), StandardCharsets.ISO_8859_1);
                 assertThat(body).isEqualTo("ok " + size + " " + sha256(data));
             } else {
-                out.write(("GET " + path + "download/" + size + (chunked ? "/chunked" : "") + " HTTP/1.1\r\nHost: x\r\n\r\n")
-                        .getBytes(StandardCharsets.ISO_8859_1));
+                out.write(("GET " + path + "download/" + size + (chunked ? "/chunked" : "")
+                        + " HTTP/1.1\r\nHost: x\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
                 out.flush();
                 String head = Exchange.readHead(in);
                 assertThat(head).startsWith("HTTP/1.1 200");
                 MessageDigest sha = RecordingUpstream.sha256();
-                long got = head.toLowerCase(Locale.ROOT).contains("transfer-encoding: chunked") ? readChunked(in, sha) : copy(in, contentLength(head), sha);
+                long got = head.toLowerCase(Locale.ROOT).contains("transfer-encoding: chunked")
+                        ? readChunked(in, sha) : copy(in, contentLength(head), sha);
                 assertThat(got).isEqualTo(size);
                 assertThat(HexFormat.of().formatHex(sha.digest())).isEqualTo(sha256(data));
             }

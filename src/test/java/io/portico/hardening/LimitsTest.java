@@ -33,19 +33,26 @@ class LimitsTest {
     static Stream<Arguments> oversized() {
         String h = "Host: x\r\n";
         return Stream.of("/", "/stream/").flatMap(path -> Stream.of(
-                Arguments.of(path, "request line over max-request-line", 414, "GET " + path + "a".repeat(1100) + " HTTP/1.1\r\n" + h + "\r\n"),
-                Arguments.of(path, "header block over max-header-size", 431, "GET " + path + " HTTP/1.1\r\n" + h + "X-Big: " + "b".repeat(2100) + "\r\n\r\n"),
+                Arguments.of(path, "request line over max-request-line", 414,
+                        "GET " + path + "a".repeat(1100) + " HTTP/1.1\r\n" + h + "\r\n"),
+                Arguments.of(path, "header block over max-header-size", 431,
+                        "GET " + path + " HTTP/1.1\r\n" + h + "X-Big: " + "b".repeat(2100) + "\r\n\r\n"),
                 Arguments.of(path, "many small headers over max-header-size", 431, "GET " + path + " HTTP/1.1\r\n" + h
-                        + "X-A: " + "c".repeat(100) + "\r\n" + ("X-B: " + "d".repeat(200) + "\r\n").repeat(10) + "\r\n"),
-                Arguments.of(path, "header count over max-header-count", 431, "GET " + path + " HTTP/1.1\r\n" + h + "X-A: 1\r\n".repeat(21) + "\r\n"),
-                Arguments.of(path, "Content-Length over max-body-size", 413, "POST " + path + " HTTP/1.1\r\n" + h + "Content-Length: 1025\r\n\r\n"),
-                Arguments.of(path, "Content-Length over max-body-size with a body", 413, "POST " + path + " HTTP/1.1\r\n" + h
-                        + "Content-Length: 2048\r\n\r\n" + "e".repeat(2048)),
-                Arguments.of(path, "Content-Length over max-body-size expecting 100", 413, "POST " + path + " HTTP/1.1\r\n" + h
-                        + "Content-Length: 5000000\r\nExpect: 100-continue\r\n\r\n"),
+                        + "X-A: " + "c".repeat(100) + "\r\n" + ("X-B: " + "d".repeat(200) + "\r\n").repeat(10)
+                        + "\r\n"),
+                Arguments.of(path, "header count over max-header-count", 431,
+                        "GET " + path + " HTTP/1.1\r\n" + h + "X-A: 1\r\n".repeat(21) + "\r\n"),
+                Arguments.of(path, "Content-Length over max-body-size", 413,
+                        "POST " + path + " HTTP/1.1\r\n" + h + "Content-Length: 1025\r\n\r\n"),
+                Arguments.of(path, "Content-Length over max-body-size with a body", 413,
+                        "POST " + path + " HTTP/1.1\r\n" + h + "Content-Length: 2048\r\n\r\n" + "e".repeat(2048)),
+                Arguments.of(path, "Content-Length over max-body-size expecting 100", 413,
+                        "POST " + path + " HTTP/1.1\r\n" + h
+                                + "Content-Length: 5000000\r\nExpect: 100-continue\r\n\r\n"),
                 Arguments.of(path, "head never finished", 408, "GET " + path + " HTTP/1.1\r\n" + h + "X-Slow: "),
                 Arguments.of(path, "request line never finished", 408, "GET " + path),
-                Arguments.of(path, "buffered body never finished", 408, "POST " + path + " HTTP/1.1\r\n" + h + "Content-Length: 10\r\n\r\nhello")));
+                Arguments.of(path, "buffered body never finished", 408,
+                        "POST " + path + " HTTP/1.1\r\n" + h + "Content-Length: 10\r\n\r\nhello")));
     }
 
     @ParameterizedTest(name = "{1} at {0} -> {2}")
@@ -73,18 +80,21 @@ class LimitsTest {
             assertThat(c.closedByServer()).isTrue();
         }
         portico().assertStillServes();
-        assertThat(portico().upstream.requests()).extracting(RecordingUpstream.Request::requestLine).containsExactly("GET /normal HTTP/1.1");
+        assertThat(portico().upstream.requests()).extracting(RecordingUpstream.Request::requestLine)
+                .containsExactly("GET /normal HTTP/1.1");
     }
 
     @Test
     void anIdleKeepAliveConnectionIsClosedAfterTheTimeout() throws Exception {
-        PorticoServer s = TestServers.start("limits { keepalive-timeout = 300ms }\nlocations = [ { path = \"/\", return = { status = 200, body = \"ok\" } } ]");
+        PorticoServer s = TestServers.start("limits { keepalive-timeout = 300ms }\n"
+                + "locations = [ { path = \"/\", return = { status = 200, body = \"ok\" } } ]");
         try (RawHttp c = new RawHttp(TestServers.port(s))) {
             assertThat(c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
             long start = System.nanoTime();
             c.setTimeout(3000);
             assertThat(c.closedByServer()).isTrue();
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(200), Duration.ofMillis(2000));
+            assertThat(Duration.ofNanos(System.nanoTime() - start))
+                    .isBetween(Duration.ofMillis(200), Duration.ofMillis(2000));
         } finally {
             s.stop();
         }
@@ -92,7 +102,8 @@ class LimitsTest {
 
     @Test
     void keepaliveRequestsEndsTheConnectionAfterTheLastOne() throws Exception {
-        PorticoServer s = TestServers.start("limits { keepalive-requests = 2 }\nlocations = [ { path = \"/\", return = { status = 200, body = \"ok\" } } ]");
+        PorticoServer s = TestServers.start("limits { keepalive-requests = 2 }\n"
+                + "locations = [ { path = \"/\", return = { status = 200, body = \"ok\" } } ]");
         try (RawHttp c = new RawHttp(TestServers.port(s))) {
             assertThat(c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n").read().header("connection")).isNotEqualTo("close");
             assertThat(c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n").read().header("connection")).isEqualTo("close");

@@ -39,7 +39,8 @@ class PathTraversalTest {
         Files.writeString(root.resolve("sub/page.txt"), "public page");
         Files.createSymbolicLink(root.resolve("escape.txt"), base.resolve("secret.txt"));
         Files.createSymbolicLink(root.resolve("escape-dir"), base);
-        server = TestServers.start(ProxiedPortico.LIMITS + "locations = [ { path = \"/static/\", alias = \"" + root + "/\" },"
+        server = TestServers.start(ProxiedPortico.LIMITS
+                + "locations = [ { path = \"/static/\", alias = \"" + root + "/\" },"
                 + " { path = \"/\", root = \"" + root + "/\" } ]");
         port = TestServers.port(server);
     }
@@ -59,7 +60,8 @@ class PathTraversalTest {
                 "..\\secret.txt", "..%5csecret.txt", "..%5Csecret.txt", "%2e%2e%5csecret.txt", "..%255csecret.txt",
                 "sub/../../secret.txt", "sub/%2e%2e/%2e%2e/secret.txt", "sub/..%2f..%2fsecret.txt",
                 "..;/secret.txt", "../www-secret.txt", "..%00/secret.txt", "secret.txt%00.html", "%00../secret.txt",
-                "..%c0%afsecret.txt", "%c0%ae%c0%ae/secret.txt", "%c0%ae%c0%ae%c0%afsecret.txt", "..%e0%80%afsecret.txt",
+                "..%c0%afsecret.txt", "%c0%ae%c0%ae/secret.txt", "%c0%ae%c0%ae%c0%afsecret.txt",
+                "..%e0%80%afsecret.txt",
                 "..%c1%9csecret.txt", "%ef%bc%8e%ef%bc%8e/secret.txt", "..%u2215secret.txt", "....//secret.txt",
                 "...//secret.txt", ".../secret.txt", "sub/./../../secret.txt", "//../secret.txt", "%2f..%2fsecret.txt",
                 "escape.txt", "escape-dir/secret.txt", "escape-dir/www/index.html", "escape-dir%2fsecret.txt",
@@ -75,7 +77,8 @@ class PathTraversalTest {
             String body = new String(r.body(), StandardCharsets.ISO_8859_1);
             assertThat(body).doesNotContain(SECRET).doesNotContain("root:");
             // refused, not found, or (for a spelling that stays inside) a public file
-            assertThat(r.status() >= 400 && r.status() < 500 || body.startsWith("public")).as(r.status() + " " + body).isTrue();
+            assertThat(r.status() >= 400 && r.status() < 500 || body.startsWith("public"))
+                    .as(r.status() + " " + body).isTrue();
         }
         assertThat(normal()).isEqualTo("public page");
     }

@@ -13,8 +13,10 @@ import java.io.IOException;
  * hardening suite runs on: {@code /} buffers request bodies, {@code /stream/} streams them.
  */
 final class ProxiedPortico implements AutoCloseable {
-    static final String LIMITS = "limits { max-body-size = 1k, max-header-count = 20, max-request-line = 1k, max-header-size = 2k,"
-            + " client-header-timeout = 300ms, client-body-timeout = 300ms, send-timeout = 300ms, keepalive-timeout = 2s }\n";
+    static final String LIMITS = "limits { max-body-size = 1k, max-header-count = 20, max-request-line = 1k,"
+            + " max-header-size = 2k,"
+            + " client-header-timeout = 300ms, client-body-timeout = 300ms, send-timeout = 300ms,"
+            + " keepalive-timeout = 2s }\n";
 
     final RecordingUpstream upstream;
     final PorticoServer server;
@@ -23,9 +25,11 @@ final class ProxiedPortico implements AutoCloseable {
     ProxiedPortico(RecordingUpstream upstream, String limits, String upstreamExtra) throws IOException {
         this.upstream = upstream;
         this.server = TestServers.start(limits
-                + "upstreams { app { servers = [{ address = \"" + upstream.address() + "\", max-fails = 0 }], retries = 0,"
+                + "upstreams { app { servers = [{ address = \"" + upstream.address()
+                + "\", max-fails = 0 }], retries = 0,"
                 + " connect-timeout = 300ms, read-timeout = 300ms, send-timeout = 300ms " + upstreamExtra + " } }\n"
-                + "locations = [ { path = \"/\", proxy = app }, { path = \"/stream/\", proxy = app, streaming = true } ]\n");
+                + "locations = [ { path = \"/\", proxy = app },"
+                + " { path = \"/stream/\", proxy = app, streaming = true } ]\n");
         this.port = TestServers.port(server);
     }
 

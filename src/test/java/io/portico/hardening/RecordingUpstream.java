@@ -72,7 +72,8 @@ final class RecordingUpstream implements AutoCloseable {
 
     /** The server entry for Portico's config: "127.0.0.1:port" or "unix:/path". */
     String address() throws IOException {
-        return unixPath != null ? "unix:" + unixPath : "127.0.0.1:" + ((InetSocketAddress) listener.getLocalAddress()).getPort();
+        return unixPath != null ? "unix:" + unixPath
+                : "127.0.0.1:" + ((InetSocketAddress) listener.getLocalAddress()).getPort();
     }
 
     RecordingUpstream behave(Behavior b) {

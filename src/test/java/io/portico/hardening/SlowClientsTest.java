@@ -45,7 +45,8 @@ class SlowClientsTest {
         Files.writeString(root.resolve("small.txt"), "small");
         upstream = RecordingUpstream.tcp().behave((c, r) -> {
             if (r.requestLine().contains("/app/large")) {
-                c.write(("HTTP/1.1 200 OK\r\nContent-Length: " + LARGE + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                c.write(("HTTP/1.1 200 OK\r\nContent-Length: " + LARGE + "\r\n\r\n")
+                        .getBytes(StandardCharsets.ISO_8859_1));
                 byte[] block = new byte[256 * 1024];
                 for (int sent = 0; sent < LARGE; sent += block.length) {
                     c.write(block);
@@ -55,7 +56,8 @@ class SlowClientsTest {
             }
         });
         server = TestServers.start("limits { send-timeout = 300ms, client-header-timeout = 300ms }\n"
-                + "upstreams { app { servers = [{ address = \"" + upstream.address() + "\", max-fails = 0 }], retries = 0, read-timeout = 5s } }\n"
+                + "upstreams { app { servers = [{ address = \"" + upstream.address()
+                + "\", max-fails = 0 }], retries = 0, read-timeout = 5s } }\n"
                 + "locations = [ { path = \"/app/\", proxy = app }, { path = \"/\", root = \"" + root + "/\" } ]");
         port = TestServers.port(server);
     }
@@ -75,7 +77,8 @@ class SlowClientsTest {
         try (Socket stalled = new Socket()) {
             stalled.setReceiveBufferSize(16 * 1024);
             stalled.connect(new InetSocketAddress("127.0.0.1", port));
-            stalled.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: x\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            stalled.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: x\r\n\r\n")
+                    .getBytes(StandardCharsets.ISO_8859_1));
             // For longer than send-timeout the stalled client reads nothing, and others keep being served.
             await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(100))
                     .until(() -> normal().equals("small"));

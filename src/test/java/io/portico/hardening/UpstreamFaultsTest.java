@@ -49,29 +49,41 @@ class UpstreamFaultsTest {
                     c.readHead();
                 }),
                 fault("garbage status line", Outcome.BAD_GATEWAY, c -> c.write("SMTP ready\r\n\r\n")),
-                fault("status line without reason", Outcome.RELAYED, c -> c.write("HTTP/1.1 200\r\nContent-Length: 5\r\n\r\nhello")),
-                fault("status out of range", Outcome.BAD_GATEWAY, c -> c.write("HTTP/1.1 1000 Huge\r\nContent-Length: 0\r\n\r\n")),
+                fault("status line without reason", Outcome.RELAYED,
+                        c -> c.write("HTTP/1.1 200\r\nContent-Length: 5\r\n\r\nhello")),
+                fault("status out of range", Outcome.BAD_GATEWAY,
+                        c -> c.write("HTTP/1.1 1000 Huge\r\nContent-Length: 0\r\n\r\n")),
                 fault("HTTP/0.9 body", Outcome.BAD_GATEWAY, c -> {
                     c.write("hello world, no head at all\n");
                     c.channel.close();
                 }),
-                fault("oversized response head", Outcome.BAD_GATEWAY, c -> c.write("HTTP/1.1 200 OK\r\nX-Big: " + big + "\r\nContent-Length: 0\r\n\r\n")),
-                fault("header without colon", Outcome.BAD_GATEWAY, c -> c.write("HTTP/1.1 200 OK\r\nNoColon\r\nContent-Length: 5\r\n\r\nhello")),
-                fault("bad Content-Length", Outcome.BAD_GATEWAY, c -> c.write("HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\nhello")),
-                fault("two Content-Lengths", Outcome.BAD_GATEWAY, c -> c.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!")),
+                fault("oversized response head", Outcome.BAD_GATEWAY,
+                        c -> c.write("HTTP/1.1 200 OK\r\nX-Big: " + big + "\r\nContent-Length: 0\r\n\r\n")),
+                fault("header without colon", Outcome.BAD_GATEWAY,
+                        c -> c.write("HTTP/1.1 200 OK\r\nNoColon\r\nContent-Length: 5\r\n\r\nhello")),
+                fault("bad Content-Length", Outcome.BAD_GATEWAY,
+                        c -> c.write("HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\nhello")),
+                fault("two Content-Lengths", Outcome.BAD_GATEWAY,
+                        c -> c.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!")),
                 fault("Content-Length and chunked", Outcome.BAD_GATEWAY,
-                        c -> c.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")),
-                fault("control character in a header", Outcome.BAD_GATEWAY, c -> c.write("HTTP/1.1 200 OK\r\nX-A: a\u0001b\r\nContent-Length: 0\r\n\r\n")),
+                        c -> c.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                + "5\r\nhello\r\n0\r\n\r\n")),
+                fault("control character in a header", Outcome.BAD_GATEWAY,
+                        c -> c.write("HTTP/1.1 200 OK\r\nX-A: a\u0001b\r\nContent-Length: 0\r\n\r\n")),
                 fault("100 Continue before the response", Outcome.RELAYED,
                         c -> c.write("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")),
                 fault("103 Early Hints before the response", Outcome.RELAYED,
-                        c -> c.write("HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")),
+                        c -> c.write("HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n"
+                                + "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")),
                 fault("Content-Length shorter than the body", Outcome.RELAYED,
-                        c -> c.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloEXTRA BYTES THAT ARE NOT A RESPONSE")),
+                        c -> c.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"
+                                + "helloEXTRA BYTES THAT ARE NOT A RESPONSE")),
                 fault("a whole second response after the first", Outcome.RELAYED,
-                        c -> c.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloHTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nevil")),
+                        c -> c.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"
+                                + "helloHTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nevil")),
                 fault("a partial head after the body", Outcome.RELAYED,
-                        c -> c.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloHTTP/1.1 200 OK\r\nX-Evil: 1\r\n")),
+                        c -> c.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"
+                                + "helloHTTP/1.1 200 OK\r\nX-Evil: 1\r\n")),
                 fault("Content-Length longer than the body, then close", Outcome.ABORTED, c -> {
                     c.write("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nhello");
                     c.channel.close();
@@ -89,8 +101,10 @@ class UpstreamFaultsTest {
                     c.channel.close();
                 }),
                 fault("broken chunk size", Outcome.ABORTED,
-                        c -> c.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\nabc\r\n0\r\n\r\n")));
-        return cases.flatMap(a -> Stream.of("/", "/stream/").map(path -> Arguments.of(a.get()[0], path, a.get()[1], a.get()[2])));
+                        c -> c.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                + "5\r\nhello\r\nzz\r\nabc\r\n0\r\n\r\n")));
+        return cases.flatMap(a -> Stream.of("/", "/stream/")
+                .map(path -> Arguments.of(a.get()[0], path, a.get()[1], a.get()[2])));
     }
 
     private static Arguments fault(String name, Outcome outcome, Fault fault) {
@@ -121,7 +135,8 @@ class UpstreamFaultsTest {
         assertThat(next.text()).startsWith("ok 0 ");
         assertThat(next.text()).doesNotContain("evil");
         if (!WELL_FORMED.contains(name)) {
-            assertThat(portico().upstream.connectionsAccepted()).as("a new upstream connection after " + name).isEqualTo(before + 1);
+            assertThat(portico().upstream.connectionsAccepted()).as("a new upstream connection after " + name)
+                    .isEqualTo(before + 1);
         }
     }
 
@@ -129,8 +144,10 @@ class UpstreamFaultsTest {
     void aRefusedConnectionIs502() throws Exception {
         RefusedPort refused = new RefusedPort();
         int closedPort = refused.port();
-        var server = TestServers.start(ProxiedPortico.LIMITS + "upstreams { app { servers = [{ address = \"127.0.0.1:" + closedPort
-                + "\", max-fails = 0 }], retries = 0, connect-timeout = 300ms } }\nlocations = [ { path = \"/\", proxy = app } ]");
+        var server = TestServers.start(ProxiedPortico.LIMITS
+                + "upstreams { app { servers = [{ address = \"127.0.0.1:" + closedPort
+                + "\", max-fails = 0 }], retries = 0, connect-timeout = 300ms } }\n"
+                + "locations = [ { path = \"/\", proxy = app } ]");
         try {
             Exchange e = Exchange.run(TestServers.port(server), "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
             assertThat(e.status()).isEqualTo(502);

@@ -59,17 +59,21 @@ class MetricsEndpointTest {
             assertThat(scrape.response().text()).contains("# TYPE portico_rate_limit_requests_total counter\n");
             assertThat(scrape.get("portico_connections_open")).isEqualTo(2);
             assertThat(scrape.get("portico_rate_limit_requests_total{zone=\"strict\",result=\"passed\"}")).isEqualTo(2);
-            assertThat(scrape.get("portico_rate_limit_requests_total{zone=\"strict\",result=\"rejected\"}")).isEqualTo(1);
-            assertThat(scrape.get("portico_rate_limit_requests_total{zone=\"strict\",result=\"dry_run_rejected\"}")).isZero();
+            assertThat(scrape.get("portico_rate_limit_requests_total{zone=\"strict\",result=\"rejected\"}"))
+                    .isEqualTo(1);
+            assertThat(scrape.get("portico_rate_limit_requests_total{zone=\"strict\",result=\"dry_run_rejected\"}"))
+                    .isZero();
             assertThat(scrape.get("portico_rate_limit_requests_total{zone=\"watch\",result=\"passed\"}")).isEqualTo(1);
             assertThat(scrape.get("portico_rate_limit_requests_total{zone=\"watch\",result=\"rejected\"}")).isZero();
-            assertThat(scrape.get("portico_rate_limit_requests_total{zone=\"watch\",result=\"dry_run_rejected\"}")).isEqualTo(3);
+            assertThat(scrape.get("portico_rate_limit_requests_total{zone=\"watch\",result=\"dry_run_rejected\"}"))
+                    .isEqualTo(3);
             assertThat(scrape.get("portico_rate_limit_clients{zone=\"strict\"}")).isEqualTo(1);
             assertThat(scrape.get("portico_rate_limit_evictions_total{zone=\"strict\"}")).isZero();
             assertThat(scrape.get("portico_limit_conn_requests_total{zone=\"perip\",result=\"passed\"}")).isEqualTo(2);
             assertThat(scrape.get("portico_limit_conn_keys{zone=\"perip\"}")).isZero();
             assertThat(scrape.get("portico_upstream_server_up{upstream=\"app\",server=\"127.0.0.1:9\"}")).isEqualTo(1);
-            assertThat(scrape.get("portico_upstream_server_active_requests{upstream=\"app\",server=\"127.0.0.1:9\"}")).isZero();
+            assertThat(scrape.get("portico_upstream_server_active_requests{upstream=\"app\",server=\"127.0.0.1:9\"}"))
+                    .isZero();
         }
     }
 
@@ -103,8 +107,10 @@ class MetricsEndpointTest {
         assertThat(status(port, "127.0.0.2", "/local", null)).as("not in allow").isEqualTo(403);
         assertThat(status(port, "127.0.0.1", "/local", null)).isEqualTo(200);
         assertThat(status(port, "127.0.0.9", "/no-nine", null)).isEqualTo(403);
-        assertThat(status(port, "127.0.0.9", "/no-nine", "127.0.0.1")).as("behind a trusted proxy: the client").isEqualTo(200);
-        assertThat(status(port, "127.0.0.2", "/local", "127.0.0.1")).as("X-Forwarded-For of an untrusted peer").isEqualTo(403);
+        assertThat(status(port, "127.0.0.9", "/no-nine", "127.0.0.1")).as("behind a trusted proxy: the client")
+                .isEqualTo(200);
+        assertThat(status(port, "127.0.0.2", "/local", "127.0.0.1")).as("X-Forwarded-For of an untrusted peer")
+                .isEqualTo(403);
         assertThat(status(port, "127.0.0.9", "/open", null)).isEqualTo(200);
     }
 
@@ -139,9 +145,10 @@ class MetricsEndpointTest {
             socket.connect(new java.net.InetSocketAddress("127.0.0.1", port), 2000);
             socket.setSoTimeout(5000);
             String xff = forwardedFor == null ? "" : "X-Forwarded-For: " + forwardedFor + "\r\n";
-            socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: t\r\n" + xff + "Connection: close\r\n\r\n")
-                    .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
-            String head = new String(socket.getInputStream().readNBytes(12), java.nio.charset.StandardCharsets.ISO_8859_1);
+            socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: t\r\n" + xff
+                    + "Connection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            String head = new String(socket.getInputStream().readNBytes(12),
+                    java.nio.charset.StandardCharsets.ISO_8859_1);
             return Integer.parseInt(head.substring(9, 12));
         }
     }

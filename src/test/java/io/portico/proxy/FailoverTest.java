@@ -41,7 +41,8 @@ class FailoverTest {
         for (UpstreamFailure.Kind k : new UpstreamFailure.Kind[] {CLOSED, READ_TIMEOUT, SEND_TIMEOUT}) {
             assertThat(afterOneTry(1, true).after(k, false, true, false)).as(k.name()).isEqualTo(NEXT_SERVER);
             assertThat(afterOneTry(1, false).after(k, false, true, true)).as(k.name()).isEqualTo(GIVE_UP);
-            assertThat(afterOneTry(1, true).after(k, false, false, false)).as(k.name() + " streamed body").isEqualTo(GIVE_UP);
+            assertThat(afterOneTry(1, true).after(k, false, false, false)).as(k.name() + " streamed body")
+                    .isEqualTo(GIVE_UP);
             assertThat(afterOneTry(0, true).after(k, false, true, false)).as(k.name()).isEqualTo(GIVE_UP);
         }
     }
@@ -62,8 +63,10 @@ class FailoverTest {
 
     @Test
     void timeoutsAre504AndOtherUpstreamErrors502() {
-        assertThat(UpstreamFailure.connect(null, new ConnectTimeoutException("t")).status()).isEqualTo(HttpResponseStatus.GATEWAY_TIMEOUT);
-        assertThat(UpstreamFailure.connect(null, new ConnectException("refused")).status()).isEqualTo(HttpResponseStatus.BAD_GATEWAY);
+        assertThat(UpstreamFailure.connect(null, new ConnectTimeoutException("t")).status())
+                .isEqualTo(HttpResponseStatus.GATEWAY_TIMEOUT);
+        assertThat(UpstreamFailure.connect(null, new ConnectException("refused")).status())
+                .isEqualTo(HttpResponseStatus.BAD_GATEWAY);
         assertThat(UpstreamFailure.readTimeout(null).status()).isEqualTo(HttpResponseStatus.GATEWAY_TIMEOUT);
         assertThat(UpstreamFailure.sendTimeout(null).status()).isEqualTo(HttpResponseStatus.GATEWAY_TIMEOUT);
         assertThat(UpstreamFailure.closed(null, null).status()).isEqualTo(HttpResponseStatus.BAD_GATEWAY);

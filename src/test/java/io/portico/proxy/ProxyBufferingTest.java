@@ -38,7 +38,8 @@ class ProxyBufferingTest {
     @Test
     void bufferedRequestReachesTheUpstreamOnlyWhenComplete() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true), 1 << 20, 1, true);
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true),
+                        1 << 20, 1, true);
                 TestClient client = new TestClient(proxy.port())) {
             client.send("POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
             await().until(() -> proxy.contents.get() >= 1);
@@ -59,7 +60,8 @@ class ProxyBufferingTest {
         long tempFilesBefore = tempFiles("portico-body-");
         try (TestUpstream dropper = new TestUpstream((req, out, s) -> false);
                 TestUpstream good = new TestUpstream(TestUpstream.ok("stored"));
-                ProxyHarness proxy = new ProxyHarness(TestConfigs.withRetries(upstream(List.of(server(dropper.port()), server(good.port()))), 1),
+                ProxyHarness proxy = new ProxyHarness(
+                        TestConfigs.withRetries(upstream(List.of(server(dropper.port()), server(good.port()))), 1),
                         target(true, true), 8 * MIB, 1, true);
                 TestClient client = new TestClient(proxy.port())) {
             // PUT is idempotent and the body is buffered (in a file: over 16 KiB), so the dropped attempt is replayed.
@@ -78,7 +80,8 @@ class ProxyBufferingTest {
     @Test
     void streamedRequestReachesTheUpstreamBeforeItIsComplete() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false), 1 << 20, 1, true);
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false),
+                        1 << 20, 1, true);
                 TestClient client = new TestClient(proxy.port())) {
             client.send("POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
             await().until(() -> app.headsSeen.get() == 1);
@@ -93,10 +96,12 @@ class ProxyBufferingTest {
     void chunkedBodyOverMaxBodySizeIs413WithoutTouchingTheUpstream() throws Exception {
         for (boolean buffering : new boolean[] {true, false}) {
             try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
-                    ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(buffering, true), 100, 1, true);
+                    ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                            target(buffering, true), 100, 1, true);
                     TestClient client = new TestClient(proxy.port())) {
                 String chunk = "a".repeat(60);
-                client.send("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3c\r\n" + chunk + "\r\n3c\r\n" + chunk + "\r\n0\r\n\r\n");
+                client.send("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3c\r\n" + chunk
+                        + "\r\n3c\r\n" + chunk + "\r\n0\r\n\r\n");
                 assertThat(client.read().status()).as("buffering=" + buffering).isEqualTo(413);
                 assertThat(app.requests).isEmpty();
             }
@@ -106,7 +111,8 @@ class ProxyBufferingTest {
     @Test
     void bufferedResponseFreesTheUpstreamConnectionWhileTheClientIsSlow() throws Exception {
         try (TestUpstream app = new TestUpstream(large(2 * MIB));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true), 1 << 20, 1, true);
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true),
+                        1 << 20, 1, true);
                 TestClient slow = new TestClient(proxy.port(), 16 * 1024);
                 TestClient other = new TestClient(proxy.port())) {
             slow.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -123,7 +129,8 @@ class ProxyBufferingTest {
     @Test
     void streamedResponseKeepsTheUpstreamConnectionUntilTheClientHasIt() throws Exception {
         try (TestUpstream app = new TestUpstream(large(8 * MIB));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false), 1 << 20, 1, true);
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false),
+                        1 << 20, 1, true);
                 TestClient slow = new TestClient(proxy.port(), 16 * 1024);
                 TestClient other = new TestClient(proxy.port())) {
             slow.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -138,7 +145,8 @@ class ProxyBufferingTest {
     void streamingA64MiBResponseToAStalledClientKeepsMemoryBounded() throws Exception {
         int size = 64 * MIB;
         try (TestUpstream app = new TestUpstream(large(size));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false), 1 << 20, 1, true);
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false),
+                        1 << 20, 1, true);
                 TestClient client = new TestClient(proxy.port(), 64 * 1024)) {
             client.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
             AtomicLong last = new AtomicLong(-1);
@@ -164,12 +172,14 @@ class ProxyBufferingTest {
         int size = 12 * MIB;
         long tempFilesBefore = tempFiles("portico-response-");
         try (TestUpstream app = new TestUpstream(large(size));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true), 1 << 20, 1, true);
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true),
+                        1 << 20, 1, true);
                 TestClient stalled = new TestClient(proxy.port(), 64 * 1024);
                 TestClient other = new TestClient(proxy.port())) {
             stalled.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
             // The upstream sends everything although the client reads nothing: the excess is parked on disk.
-            await().atMost(Duration.ofSeconds(60)).until(() -> !proxy.logs.isEmpty() && proxy.logs.peek().upstreamNanos() > 0);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> !proxy.logs.isEmpty() && proxy.logs.peek().upstreamNanos() > 0);
             // In memory: proxyBuffers (4 MiB in these tests), plus at most one read batch.
             assertThat(pendingOutbound(proxy)).isBetween(4L * MIB, 5L * MIB);
             TestClient.Response r = other.get("/again");

@@ -38,7 +38,8 @@ class ProxyForwardingTest {
                     TestUpstream.respond(out, 200, "hello " + req.uri());
                     return true;
                 });
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true), 1 << 20, loops, epoll);
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true),
+                        1 << 20, loops, epoll);
                 TestClient client = new TestClient(proxy.port())) {
             for (int i = 0; i < 20; i++) {
                 TestClient.Response r = client.get("/p/" + i + "?q=1");
@@ -77,7 +78,8 @@ class ProxyForwardingTest {
                     }
                     return false;
                 });
-                ProxyHarness proxy = new ProxyHarness(TestConfigs.withReadTimeout(upstream(List.of(server(app.port()))), Duration.ofMillis(200)),
+                ProxyHarness proxy = new ProxyHarness(
+                        TestConfigs.withReadTimeout(upstream(List.of(server(app.port()))), Duration.ofMillis(200)),
                         target(true, true), 1 << 20, loops, epoll);
                 TestClient client = new TestClient(proxy.port())) {
             assertThat(client.get("/slow").status()).isEqualTo(504);
@@ -107,7 +109,8 @@ class ProxyForwardingTest {
     @MethodSource("loops")
     void upstreamHeadTooLargeIs502(int loops, boolean epoll) throws Exception {
         try (TestUpstream app = new TestUpstream((req, out, s) -> {
-                    out.write(("HTTP/1.1 200 OK\r\nX-Big: " + "a".repeat(64 * 1024) + "\r\nContent-Length: 0\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                    out.write(("HTTP/1.1 200 OK\r\nX-Big: " + "a".repeat(64 * 1024) + "\r\nContent-Length: 0\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
                     out.flush();
                     return true;
                 });
@@ -126,7 +129,8 @@ class ProxyForwardingTest {
                     TestUpstream.respond(out, 200, "once");
                     return false;
                 });
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true), 1 << 20, loops, epoll);
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true),
+                        1 << 20, loops, epoll);
                 TestClient client = new TestClient(proxy.port())) {
             for (int i = 0; i < 5; i++) {
                 assertThat(client.get("/").status()).isEqualTo(200);
@@ -138,7 +142,8 @@ class ProxyForwardingTest {
     @ParameterizedTest(name = "loops={0} epoll={1}")
     @MethodSource("loops")
     void reusedConnectionThatDiesBeforeTheResponseIsRetriedFreshForGet(int loops, boolean epoll) throws Exception {
-        // The race itself: the upstream reads the second request on a kept-alive connection and closes without answering.
+        // The race itself: the upstream reads the second request on a kept-alive connection and closes without
+        // answering.
         try (TestUpstream app = new TestUpstream((req, out, s) -> {
                     if (req.indexOnConnection() > 1) {
                         return false;
@@ -163,7 +168,8 @@ class ProxyForwardingTest {
     @MethodSource("loops")
     void getGoesToTheNextServerWhenTheFirstRefuses(int loops, boolean epoll) throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("second"));
-                ProxyHarness proxy = new ProxyHarness(TestConfigs.withRetries(upstream(List.of(server(closedPort()), server(app.port()))), 1),
+                ProxyHarness proxy = new ProxyHarness(
+                        TestConfigs.withRetries(upstream(List.of(server(closedPort()), server(app.port()))), 1),
                         target(true, true), 1 << 20, loops, epoll);
                 TestClient client = new TestClient(proxy.port())) {
             for (int i = 0; i < 4; i++) {
@@ -179,7 +185,8 @@ class ProxyForwardingTest {
     void postIsNeverRetriedAfterItWasSentButGetIs(int loops, boolean epoll) throws Exception {
         try (TestUpstream dropper = new TestUpstream((req, out, s) -> false);
                 TestUpstream good = new TestUpstream(TestUpstream.ok("good"));
-                ProxyHarness proxy = new ProxyHarness(TestConfigs.withRetries(upstream(List.of(server(dropper.port()), server(good.port()))), 1),
+                ProxyHarness proxy = new ProxyHarness(
+                        TestConfigs.withRetries(upstream(List.of(server(dropper.port()), server(good.port()))), 1),
                         target(true, true), 1 << 20, loops, epoll);
                 TestClient client = new TestClient(proxy.port())) {
             // Round-robin starts at the dropper for the first request.
@@ -198,7 +205,8 @@ class ProxyForwardingTest {
     @org.junit.jupiter.api.Test
     void eachEventLoopKeepsItsOwnPool() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true), 1 << 20, 3, false)) {
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true),
+                        1 << 20, 3, false)) {
             List<TestClient> clients = new java.util.ArrayList<>();
             try {
                 for (int i = 0; i < 6; i++) {

@@ -55,24 +55,26 @@ final class ProxyHarness implements AutoCloseable {
     final AtomicInteger contents = new AtomicInteger();
     volatile boolean trusted;
 
-    ProxyHarness(UpstreamConfig upstream, TargetConfig.Proxy target, long maxBodySize, int loops, boolean epoll) throws InterruptedException {
+    ProxyHarness(UpstreamConfig upstream, TargetConfig.Proxy target, long maxBodySize, int loops, boolean epoll)
+            throws InterruptedException {
         this(upstream, target, maxBodySize, loops, epoll, "/");
     }
 
-    ProxyHarness(UpstreamConfig upstream, TargetConfig.Proxy target, long maxBodySize, int loops, boolean epoll, String prefix)
-            throws InterruptedException {
+    ProxyHarness(UpstreamConfig upstream, TargetConfig.Proxy target, long maxBodySize, int loops, boolean epoll,
+            String prefix) throws InterruptedException {
         this(upstream, target, maxBodySize, loops, epoll, prefix, null);
     }
 
     /** @param responderOf when set, picks the responder from the started {@link Proxies} instead of the target */
-    ProxyHarness(UpstreamConfig upstream, TargetConfig.Proxy target, long maxBodySize, int loops, boolean epoll, String prefix,
-            java.util.function.Function<Proxies, Responder> responderOf) throws InterruptedException {
+    ProxyHarness(UpstreamConfig upstream, TargetConfig.Proxy target, long maxBodySize, int loops, boolean epoll,
+            String prefix, java.util.function.Function<Proxies, Responder> responderOf) throws InterruptedException {
         Transport transport = TestTransport.of(epoll);
         group = new MultiThreadIoEventLoopGroup(loops, transport.ioHandlerFactory());
-        LimitsConfig limits = new LimitsConfig(8192, 16384, 100, maxBodySize, Duration.ofSeconds(10), Duration.ofSeconds(10),
-                Duration.ofSeconds(10), Duration.ofSeconds(10), 1000, 1000);
-        PorticoConfig config = new PorticoConfig(null, null, List.of(), loops, io.portico.config.IoTransport.AUTO, null, Duration.ofSeconds(1), limits, null,
-                List.of(Cidr.parse("127.0.0.1")), List.of(), Map.of("app", upstream), Map.of(), Map.of(), List.of(), null);
+        LimitsConfig limits = new LimitsConfig(8192, 16384, 100, maxBodySize, Duration.ofSeconds(10),
+                Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(10), 1000, 1000);
+        PorticoConfig config = new PorticoConfig(null, null, List.of(), loops, io.portico.config.IoTransport.AUTO, null,
+                Duration.ofSeconds(1), limits, null, List.of(Cidr.parse("127.0.0.1")), List.of(),
+                Map.of("app", upstream), Map.of(), Map.of(), List.of(), null);
         proxies = Proxies.start(config, group);
         LocationConfig location = TestConfigs.location(prefix, target);
         responder = responderOf != null ? responderOf.apply(proxies) : proxies.responder(location, target);

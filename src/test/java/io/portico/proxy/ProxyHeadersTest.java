@@ -17,7 +17,8 @@ class ProxyHeadersTest {
         return (req, out, s) -> {
             byte[] b = "body".getBytes(StandardCharsets.US_ASCII);
             out.write(("HTTP/1.1 200 OK\r\nConnection: X-Secret, keep-alive\r\nX-Secret: 1\r\nKeep-Alive: timeout=5\r\n"
-                    + "Proxy-Connection: keep-alive\r\nX-App: yes\r\nServer-Timing: db;dur=1\r\nContent-Length: " + b.length + "\r\n\r\n")
+                    + "Proxy-Connection: keep-alive\r\nX-App: yes\r\nServer-Timing: db;dur=1\r\nContent-Length: "
+                    + b.length + "\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             out.write(b);
             out.flush();
@@ -29,12 +30,15 @@ class ProxyHeadersTest {
     void untrustedPeerForwardingHeadersAreReplacedAndHopByHopRemoved() throws Exception {
         try (TestUpstream app = new TestUpstream(echoWithHopByHop());
                 ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
-                        TestConfigs.target(Optional.empty(), true, Map.of("X-Added", "1", "X-Remove-Me", ""), Map.of("Server-Timing", "", "X-Frame-Options", "DENY")),
+                        TestConfigs.target(Optional.empty(), true, Map.of("X-Added", "1", "X-Remove-Me", ""),
+                                Map.of("Server-Timing", "", "X-Frame-Options", "DENY")),
                         1 << 20, 1, true);
                 TestClient client = new TestClient(proxy.port())) {
             client.send("GET /h?x=1 HTTP/1.1\r\nHost: front.test\r\nX-Forwarded-For: 6.6.6.6\r\nX-Real-IP: 6.6.6.6\r\n"
-                    + "Forwarded: for=6.6.6.6\r\nX-Forwarded-Proto: https\r\nConnection: keep-alive, X-Hop\r\nX-Hop: 1\r\n"
-                    + "Keep-Alive: 300\r\nTE: trailers\r\nProxy-Connection: keep-alive\r\nX_Underscore: evil\r\nX-Remove-Me: 1\r\n"
+                    + "Forwarded: for=6.6.6.6\r\nX-Forwarded-Proto: https\r\nConnection: keep-alive, X-Hop\r\n"
+                    + "X-Hop: 1\r\n"
+                    + "Keep-Alive: 300\r\nTE: trailers\r\nProxy-Connection: keep-alive\r\nX_Underscore: evil\r\n"
+                    + "X-Remove-Me: 1\r\n"
                     + "Upgrade: h2c\r\nX-Kept: yes\r\n\r\n");
             TestClient.Response r = client.read();
             assertThat(r.status()).isEqualTo(200);
@@ -49,7 +53,8 @@ class ProxyHeadersTest {
             assertThat(seen.header("via")).isEqualTo("1.1 portico");
             assertThat(seen.header("x-added")).isEqualTo("1");
             assertThat(seen.header("x-kept")).isEqualTo("yes");
-            for (String gone : List.of("connection", "x-hop", "keep-alive", "te", "proxy-connection", "x_underscore", "x-remove-me", "upgrade")) {
+            for (String gone : List.of("connection", "x-hop", "keep-alive", "te", "proxy-connection", "x_underscore",
+                    "x-remove-me", "upgrade")) {
                 assertThat(seen.headers()).as(gone).doesNotContainKey(gone);
             }
             assertThat(r.header("x-app")).isEqualTo("yes");
@@ -66,24 +71,28 @@ class ProxyHeadersTest {
     @Test
     void trustedProxyForwardingHeadersAreExtended() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), TestConfigs.target(true, true), 1 << 20, 1, false);
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                        TestConfigs.target(true, true), 1 << 20, 1, false);
                 TestClient client = new TestClient(proxy.port())) {
             proxy.trusted = true;
-            client.send("GET / HTTP/1.1\r\nHost: front.test\r\nX-Forwarded-For: 203.0.113.7\r\nX-Forwarded-Proto: https\r\n"
+            client.send("GET / HTTP/1.1\r\nHost: front.test\r\nX-Forwarded-For: 203.0.113.7\r\n"
+                    + "X-Forwarded-Proto: https\r\n"
                     + "X-Forwarded-Host: public.example\r\nForwarded: for=203.0.113.7;proto=https\r\n\r\n");
             assertThat(client.read().status()).isEqualTo(200);
             TestUpstream.Request seen = app.requests.peek();
             assertThat(seen.header("x-forwarded-for")).isEqualTo("203.0.113.7, 127.0.0.1");
             assertThat(seen.header("x-forwarded-proto")).isEqualTo("https");
             assertThat(seen.header("x-forwarded-host")).isEqualTo("public.example");
-            assertThat(seen.header("forwarded")).isEqualTo("for=203.0.113.7;proto=https, for=127.0.0.1;host=\"front.test\";proto=http");
+            assertThat(seen.header("forwarded"))
+                    .isEqualTo("for=203.0.113.7;proto=https, for=127.0.0.1;host=\"front.test\";proto=http");
         }
     }
 
     @Test
     void uriPrefixReplacesTheLocationPrefixAndHostCanComeFromTheUpstream() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"))) {
-            var target = new io.portico.config.TargetConfig.Proxy("app", Optional.of("/v2/"), true, true, true, 1024, 1 << 20, false, Map.of(), Map.of());
+            var target = new io.portico.config.TargetConfig.Proxy("app", Optional.of("/v2/"), true, true, true, 1024,
+                    1 << 20, false, Map.of(), Map.of());
             var u = upstream(List.of(server(app.port())));
             try (ProxyHarness proxy = new ProxyHarness(u, target, 1 << 20, 1, true, "/api/");
                     TestClient client = new TestClient(proxy.port())) {
@@ -98,11 +107,13 @@ class ProxyHeadersTest {
     @Test
     void chunkedUpstreamResponseIsReframedForTheClient() throws Exception {
         try (TestUpstream app = new TestUpstream((req, out, s) -> {
-                    out.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    out.write(("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                            + "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
                     out.flush();
                     return true;
                 });
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), TestConfigs.target(false, false), 1 << 20, 1, true);
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                        TestConfigs.target(false, false), 1 << 20, 1, true);
                 TestClient client = new TestClient(proxy.port())) {
             TestClient.Response r = client.get("/");
             assertThat(r.text()).isEqualTo("hello world");
@@ -121,7 +132,8 @@ class ProxyHeadersTest {
                     out.flush();
                     return true;
                 });
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), TestConfigs.target(false, false), 1 << 20, 1, true);
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                        TestConfigs.target(false, false), 1 << 20, 1, true);
                 TestClient client = new TestClient(proxy.port())) {
             client.send("GET / HTTP/1.1\r\nHost: front.test\r\n\r\n");
             TestClient.Response head = client.readHead();
@@ -142,7 +154,8 @@ class ProxyHeadersTest {
                     out.flush();
                     return false;
                 });
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), TestConfigs.target(false, false), 1 << 20, 1, true);
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                        TestConfigs.target(false, false), 1 << 20, 1, true);
                 TestClient client = new TestClient(proxy.port())) {
             TestClient.Response r = client.get("/");
             assertThat(r.text()).isEqualTo("until close");
@@ -161,7 +174,8 @@ class ProxyHeadersTest {
                     out.flush();
                     return true;
                 });
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), TestConfigs.target(true, true), 1 << 20, 1, true);
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                        TestConfigs.target(true, true), 1 << 20, 1, true);
                 TestClient client = new TestClient(proxy.port())) {
             client.send("HEAD / HTTP/1.1\r\nHost: x\r\n\r\n");
             TestClient.Response head = client.readHead();

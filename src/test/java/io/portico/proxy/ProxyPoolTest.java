@@ -33,7 +33,8 @@ class ProxyPoolTest {
                     return true;
                 });
                 ProxyHarness proxy = new ProxyHarness(
-                        TestConfigs.withLimit(upstream(List.of(server(app.port()))), 1, 1, Duration.ofMillis(300)), target(true, true), 1 << 20, 2, true);
+                        TestConfigs.withLimit(upstream(List.of(server(app.port()))), 1, 1, Duration.ofMillis(300)),
+                        target(true, true), 1 << 20, 2, true);
                 TestClient a = new TestClient(proxy.port());
                 TestClient b = new TestClient(proxy.port());
                 TestClient c = new TestClient(proxy.port())) {
@@ -72,8 +73,10 @@ class ProxyPoolTest {
                 });
                 TestUpstream light = new TestUpstream(TestUpstream.ok("light"));
                 // Weights 3:1 send the first two requests to the heavy server; a queue of 0 would answer 503.
-                ProxyHarness proxy = new ProxyHarness(TestConfigs.withLimit(upstream(List.of(server(heavy.port(), 3), server(light.port(), 1))),
-                        1, 0, Duration.ofMillis(300)), target(true, true), 1 << 20, 1, true);
+                ProxyHarness proxy = new ProxyHarness(
+                        TestConfigs.withLimit(upstream(List.of(server(heavy.port(), 3), server(light.port(), 1))),
+                                1, 0, Duration.ofMillis(300)),
+                        target(true, true), 1 << 20, 1, true);
                 TestClient a = new TestClient(proxy.port());
                 TestClient b = new TestClient(proxy.port())) {
             a.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -128,8 +131,10 @@ class ProxyPoolTest {
             dead = s.getLocalPort();
         }
         try (TestUpstream good = new TestUpstream(TestUpstream.ok("good"))) {
-            var deadServer = new io.portico.config.UpstreamServerConfig(new io.portico.config.UpstreamAddress.Tcp("127.0.0.1",
-                    new java.net.InetSocketAddress("127.0.0.1", dead)), 1, 1, Duration.ofSeconds(30), false);
+            var deadServer = new io.portico.config.UpstreamServerConfig(
+                    new io.portico.config.UpstreamAddress.Tcp("127.0.0.1",
+                            new java.net.InetSocketAddress("127.0.0.1", dead)),
+                    1, 1, Duration.ofSeconds(30), false);
             UpstreamConfig u = TestConfigs.withRetries(upstream(List.of(deadServer, server(good.port()))), 1);
             try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 1 << 20, 1, true);
                     TestClient client = new TestClient(proxy.port())) {
@@ -151,9 +156,9 @@ class ProxyPoolTest {
             deaf.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
             int port = ((java.net.InetSocketAddress) deaf.getLocalAddress()).getPort();
             UpstreamConfig base = TestConfigs.withRetries(upstream(List.of(server(port))), 0);
-            UpstreamConfig u = new UpstreamConfig(base.name(), base.servers(), base.balance(), base.hashKey(), base.keepalive(),
-                    base.keepaliveTimeout(), 0, 0, base.queueTimeout(), base.connectTimeout(), Duration.ofMillis(300), base.readTimeout(), 0,
-                    base.healthCheck());
+            UpstreamConfig u = new UpstreamConfig(base.name(), base.servers(), base.balance(), base.hashKey(),
+                    base.keepalive(), base.keepaliveTimeout(), 0, 0, base.queueTimeout(), base.connectTimeout(),
+                    Duration.ofMillis(300), base.readTimeout(), 0, base.healthCheck());
             try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 64L << 20, 1, true);
                     TestClient client = new TestClient(proxy.port())) {
                 int size = 24 << 20;

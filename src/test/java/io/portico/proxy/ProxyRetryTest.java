@@ -52,7 +52,8 @@ class ProxyRetryTest {
     @Test
     void aConnectTimeoutWithNothingLeftToTryIs504AndCountsAsAFailure() throws Exception {
         try (UnansweredPort nowhere = new UnansweredPort();
-                ProxyHarness proxy = new ProxyHarness(pool(0, failingAfter(nowhere.port(), 1)), target(true, true), 1 << 20, 1, true);
+                ProxyHarness proxy = new ProxyHarness(pool(0, failingAfter(nowhere.port(), 1)), target(true, true),
+                        1 << 20, 1, true);
                 TestClient client = new TestClient(proxy.port())) {
             assertThat(client.get("/").status()).isEqualTo(504);
             assertThat(proxy.logs.peek().note()).contains("connect to").contains("ConnectTimeoutException");
@@ -73,7 +74,8 @@ class ProxyRetryTest {
             TestClient.Response r = client.read();
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.text()).isEqualTo("good");
-            assertThat(good.requests).singleElement().satisfies(req -> assertThat(new String(req.body())).isEqualTo("abc"));
+            assertThat(good.requests).singleElement()
+                    .satisfies(req -> assertThat(new String(req.body())).isEqualTo("abc"));
             assertThat(serverAt(proxy, 0).available()).isFalse();
         }
     }
@@ -114,7 +116,8 @@ class ProxyRetryTest {
     void aGetIsNotSentAgainWhenNoRetriesAreLeft() throws Exception {
         try (TestUpstream stalls = silent();
                 TestUpstream good = new TestUpstream(TestUpstream.ok("good"));
-                ProxyHarness proxy = new ProxyHarness(pool(0, server(stalls.port()), server(good.port())), target(true, true), 1 << 20, 1, true);
+                ProxyHarness proxy = new ProxyHarness(pool(0, server(stalls.port()), server(good.port())),
+                        target(true, true), 1 << 20, 1, true);
                 TestClient client = new TestClient(proxy.port())) {
             assertThat(client.get("/g").status()).isEqualTo(504);
             assertThat(good.requests).isEmpty();

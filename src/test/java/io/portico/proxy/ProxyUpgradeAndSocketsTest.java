@@ -31,7 +31,8 @@ class ProxyUpgradeAndSocketsTest {
         try (TestUpstream app = new TestUpstream((req, out, s) -> {
                     assertThat(req.header("upgrade")).isEqualTo("websocket");
                     out.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                            + "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                            + "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
                     out.flush();
                     InputStream in = Channels.newInputStream(s);
                     byte[] buf = new byte[1024];
@@ -42,7 +43,8 @@ class ProxyUpgradeAndSocketsTest {
                     upstreamSawClose.countDown();
                     return false;
                 });
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true), 1 << 20, 2, true);
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true),
+                        1 << 20, 2, true);
                 TestClient client = new TestClient(proxy.port())) {
             client.send("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                     + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
@@ -79,7 +81,8 @@ class ProxyUpgradeAndSocketsTest {
                     return false;
                 });
                 // One connection per server, no queue: a request finding the server at its limit is 503 at once.
-                ProxyHarness proxy = new ProxyHarness(TestConfigs.withLimit(upstream(List.of(server(app.port()))), 1, 0, Duration.ofMillis(100)),
+                ProxyHarness proxy = new ProxyHarness(
+                        TestConfigs.withLimit(upstream(List.of(server(app.port()))), 1, 0, Duration.ofMillis(100)),
                         target(true, true), 1 << 20, 1, true);
                 TestClient ws = new TestClient(proxy.port());
                 TestClient plain = new TestClient(proxy.port())) {
@@ -104,7 +107,8 @@ class ProxyUpgradeAndSocketsTest {
         assumeThat(Epoll.isAvailable()).as("unix socket upstreams need epoll").isTrue();
         Path socket = dir.resolve("app.sock");
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("over unix"), socket)) {
-            UpstreamServerConfig unix = new UpstreamServerConfig(new UpstreamAddress.Unix(socket), 1, 0, Duration.ofSeconds(1), false);
+            UpstreamServerConfig unix = new UpstreamServerConfig(new UpstreamAddress.Unix(socket), 1, 0,
+                    Duration.ofSeconds(1), false);
             try (ProxyHarness proxy = new ProxyHarness(upstream(List.of(unix)), target(true, true), 1 << 20, 1, true);
                     TestClient client = new TestClient(proxy.port())) {
                 for (int i = 0; i < 3; i++) {
@@ -124,7 +128,8 @@ class ProxyUpgradeAndSocketsTest {
         CountDownLatch upstreamGone = new CountDownLatch(1);
         CountDownLatch headSent = new CountDownLatch(1);
         try (TestUpstream app = new TestUpstream((req, out, s) -> {
-                    out.write("HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\nfirst".getBytes(StandardCharsets.US_ASCII));
+                    out.write("HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\nfirst"
+                            .getBytes(StandardCharsets.US_ASCII));
                     out.flush();
                     headSent.countDown();
                     // Never finishes the body; waits for the proxy to hang up.
@@ -133,7 +138,8 @@ class ProxyUpgradeAndSocketsTest {
                     }
                     return false;
                 });
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false), 1 << 20, 1, true)) {
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false),
+                        1 << 20, 1, true)) {
             TestClient client = new TestClient(proxy.port());
             client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
             assertThat(client.readHead().status()).isEqualTo(200);
@@ -150,8 +156,10 @@ class ProxyUpgradeAndSocketsTest {
 
     @Test
     void unixSocketUpstreamOnNioEventLoopsIsRefusedAtStart(@TempDir Path dir) {
-        UpstreamServerConfig unix = new UpstreamServerConfig(new UpstreamAddress.Unix(dir.resolve("app.sock")), 1, 0, Duration.ofSeconds(1), false);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ProxyHarness(upstream(List.of(unix)), target(true, true), 1 << 20, 1, false))
+        UpstreamServerConfig unix = new UpstreamServerConfig(new UpstreamAddress.Unix(dir.resolve("app.sock")), 1, 0,
+                Duration.ofSeconds(1), false);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> new ProxyHarness(upstream(List.of(unix)), target(true, true), 1 << 20, 1, false))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("upstream app: server unix:")
                 .hasMessageContaining("epoll");
@@ -161,8 +169,9 @@ class ProxyUpgradeAndSocketsTest {
     void idlePooledConnectionsAreRetiredAfterKeepaliveTimeout() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"))) {
             var u = upstream(List.of(server(app.port())));
-            u = new io.portico.config.UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), Duration.ofMillis(200),
-                    u.maxConnections(), u.maxQueue(), u.queueTimeout(), u.connectTimeout(), u.sendTimeout(), u.readTimeout(), u.retries(), u.healthCheck());
+            u = new io.portico.config.UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(),
+                    Duration.ofMillis(200), u.maxConnections(), u.maxQueue(), u.queueTimeout(), u.connectTimeout(),
+                    u.sendTimeout(), u.readTimeout(), u.retries(), u.healthCheck());
             try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 1 << 20, 1, true);
                     TestClient client = new TestClient(proxy.port())) {
                 assertThat(client.get("/").status()).isEqualTo(200);
@@ -176,10 +185,11 @@ class ProxyUpgradeAndSocketsTest {
     @Test
     void namedResponderProxiesWithDefaults() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("fallback"));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false), 1 << 20, 1, true, "/",
-                        p -> p.named("app"));
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false),
+                        1 << 20, 1, true, "/", p -> p.named("app"));
                 TestClient client = new TestClient(proxy.port())) {
-            client.send("POST /missing.html HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n");
+            client.send("POST /missing.html HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "3\r\nabc\r\n0\r\n\r\n");
             TestClient.Response r = client.read();
             assertThat(r.text()).isEqualTo("fallback");
             TestUpstream.Request seen = app.requests.peek();
@@ -187,7 +197,8 @@ class ProxyUpgradeAndSocketsTest {
             // Defaults buffer the request: the upstream got a Content-Length body.
             assertThat(seen.header("content-length")).isEqualTo("3");
             assertThat(seen.header("x-forwarded-for")).isEqualTo("127.0.0.1");
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> proxy.proxies.named("nope")).hasMessageContaining("upstream: nope");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> proxy.proxies.named("nope"))
+                    .hasMessageContaining("upstream: nope");
         }
     }
 }

@@ -61,7 +61,8 @@ final class TestClient implements AutoCloseable {
         Map<String, String> headers = new LinkedHashMap<>();
         for (String h; (h = TestUpstream.line(in)) != null && !h.isEmpty(); ) {
             int colon = h.indexOf(':');
-            headers.merge(h.substring(0, colon).trim().toLowerCase(Locale.ROOT), h.substring(colon + 1).trim(), (a, b) -> a + ", " + b);
+            headers.merge(h.substring(0, colon).trim().toLowerCase(Locale.ROOT), h.substring(colon + 1).trim(),
+                    (a, b) -> a + ", " + b);
         }
         return new Response(Integer.parseInt(status.split(" ")[1]), headers, new byte[0]);
     }

@@ -22,55 +22,66 @@ final class TestConfigs {
 
     static UpstreamServerConfig server(int port, int weight) {
         return new UpstreamServerConfig(
-                new UpstreamAddress.Tcp("127.0.0.1", new InetSocketAddress("127.0.0.1", port)), weight, 0, Duration.ofSeconds(10), false);
+                new UpstreamAddress.Tcp("127.0.0.1", new InetSocketAddress("127.0.0.1", port)), weight, 0,
+                Duration.ofSeconds(10), false);
     }
 
     /** A server that {@code maxFails} failures within 10 s take out of rotation for 10 s. */
     static UpstreamServerConfig failingAfter(int port, int maxFails) {
         return new UpstreamServerConfig(
-                new UpstreamAddress.Tcp("127.0.0.1", new InetSocketAddress("127.0.0.1", port)), 1, maxFails, Duration.ofSeconds(10), false);
+                new UpstreamAddress.Tcp("127.0.0.1", new InetSocketAddress("127.0.0.1", port)), 1, maxFails,
+                Duration.ofSeconds(10), false);
     }
 
     static UpstreamConfig upstream(List<UpstreamServerConfig> servers) {
-        return new UpstreamConfig("app", servers, UpstreamConfig.Balance.ROUND_ROBIN, "$request_uri", 8, Duration.ofSeconds(60),
-                0, 0, Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(5), 1, Optional.empty());
+        return new UpstreamConfig("app", servers, UpstreamConfig.Balance.ROUND_ROBIN, "$request_uri", 8,
+                Duration.ofSeconds(60), 0, 0, Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5),
+                Duration.ofSeconds(5), 1, Optional.empty());
     }
 
     static UpstreamConfig withReadTimeout(UpstreamConfig u, Duration readTimeout) {
-        return new UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), u.keepaliveTimeout(), u.maxConnections(),
-                u.maxQueue(), u.queueTimeout(), u.connectTimeout(), u.sendTimeout(), readTimeout, u.retries(), u.healthCheck());
+        return new UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), u.keepaliveTimeout(),
+                u.maxConnections(), u.maxQueue(), u.queueTimeout(), u.connectTimeout(), u.sendTimeout(), readTimeout,
+                u.retries(), u.healthCheck());
     }
 
     static UpstreamConfig withTimeouts(UpstreamConfig u, Duration connectTimeout, Duration readTimeout) {
-        return new UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), u.keepaliveTimeout(), u.maxConnections(),
-                u.maxQueue(), u.queueTimeout(), connectTimeout, u.sendTimeout(), readTimeout, u.retries(), u.healthCheck());
+        return new UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), u.keepaliveTimeout(),
+                u.maxConnections(), u.maxQueue(), u.queueTimeout(), connectTimeout, u.sendTimeout(), readTimeout,
+                u.retries(), u.healthCheck());
     }
 
     static UpstreamConfig withRetries(UpstreamConfig u, int retries) {
-        return new UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), u.keepaliveTimeout(), u.maxConnections(),
-                u.maxQueue(), u.queueTimeout(), u.connectTimeout(), u.sendTimeout(), u.readTimeout(), retries, u.healthCheck());
+        return new UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), u.keepaliveTimeout(),
+                u.maxConnections(), u.maxQueue(), u.queueTimeout(), u.connectTimeout(), u.sendTimeout(),
+                u.readTimeout(), retries, u.healthCheck());
     }
 
     static UpstreamConfig withLimit(UpstreamConfig u, int maxConnections, int maxQueue, Duration queueTimeout) {
-        return new UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), u.keepaliveTimeout(), maxConnections,
-                maxQueue, queueTimeout, u.connectTimeout(), u.sendTimeout(), u.readTimeout(), u.retries(), u.healthCheck());
+        return new UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), u.keepaliveTimeout(),
+                maxConnections, maxQueue, queueTimeout, u.connectTimeout(), u.sendTimeout(), u.readTimeout(),
+                u.retries(), u.healthCheck());
     }
 
     static UpstreamConfig withHealth(UpstreamConfig u, HealthCheckConfig hc) {
-        return new UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), u.keepaliveTimeout(), u.maxConnections(),
-                u.maxQueue(), u.queueTimeout(), u.connectTimeout(), u.sendTimeout(), u.readTimeout(), u.retries(), Optional.of(hc));
+        return new UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), u.keepaliveTimeout(),
+                u.maxConnections(), u.maxQueue(), u.queueTimeout(), u.connectTimeout(), u.sendTimeout(),
+                u.readTimeout(), u.retries(), Optional.of(hc));
     }
 
     static TargetConfig.Proxy target(boolean requestBuffering, boolean responseBuffering) {
-        return new TargetConfig.Proxy("app", Optional.empty(), false, requestBuffering, responseBuffering, 16 * 1024, 4 * 1024 * 1024,
-                false, Map.of(), Map.of());
+        return new TargetConfig.Proxy("app", Optional.empty(), false, requestBuffering, responseBuffering, 16 * 1024,
+                4 * 1024 * 1024, false, Map.of(), Map.of());
     }
 
-    static TargetConfig.Proxy target(Optional<String> uriPrefix, boolean via, Map<String, String> setRequest, Map<String, String> setResponse) {
-        return new TargetConfig.Proxy("app", uriPrefix, false, true, true, 16 * 1024, 4 * 1024 * 1024, via, setRequest, setResponse);
+    static TargetConfig.Proxy target(Optional<String> uriPrefix, boolean via, Map<String, String> setRequest,
+            Map<String, String> setResponse) {
+        return new TargetConfig.Proxy("app", uriPrefix, false, true, true, 16 * 1024, 4 * 1024 * 1024, via, setRequest,
+                setResponse);
     }
 
     static LocationConfig location(String prefix, TargetConfig target) {
-        return new LocationConfig(new LocationConfig.Match(LocationConfig.Match.Kind.PREFIX, prefix), target, List.of(), List.of(), "test");
+        return new LocationConfig(new LocationConfig.Match(LocationConfig.Match.Kind.PREFIX, prefix), target, List.of(),
+                List.of(), "test");
     }
 }

@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class TestUpstream implements AutoCloseable {
 
-    record Request(int connection, int indexOnConnection, String method, String uri, Map<String, List<String>> headers, byte[] body) {
+    record Request(int connection, int indexOnConnection, String method, String uri, Map<String, List<String>> headers,
+            byte[] body) {
         String header(String name) {
             List<String> v = headers.get(name.toLowerCase(Locale.ROOT));
             return v == null ? null : String.join(", ", v);
@@ -50,7 +51,8 @@ final class TestUpstream implements AutoCloseable {
 
     static void respond(OutputStream out, int status, String body) throws IOException {
         byte[] b = body.getBytes(StandardCharsets.UTF_8);
-        out.write(("HTTP/1.1 " + status + " X\r\nContent-Length: " + b.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.write(("HTTP/1.1 " + status + " X\r\nContent-Length: " + b.length + "\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
         out.write(b);
         out.flush();
     }
@@ -159,7 +161,8 @@ final class TestUpstream implements AutoCloseable {
         Map<String, List<String>> headers = new LinkedHashMap<>();
         for (String h; (h = line(in)) != null && !h.isEmpty(); ) {
             int colon = h.indexOf(':');
-            headers.computeIfAbsent(h.substring(0, colon).trim().toLowerCase(Locale.ROOT), k -> new ArrayList<>()).add(h.substring(colon + 1).trim());
+            headers.computeIfAbsent(h.substring(0, colon).trim().toLowerCase(Locale.ROOT), k -> new ArrayList<>())
+                    .add(h.substring(colon + 1).trim());
         }
         headsSeen.incrementAndGet();
         ByteArrayOutputStream body = new ByteArrayOutputStream();

@@ -113,7 +113,8 @@ class AddressSprayTest {
 
         assertThat(mostClients.get()).as("clients tracked during the spray").isLessThanOrEqualTo(MAX_CLIENTS + SLACK);
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
-                Scrape.of(port, "/metrics").get("portico_rate_limit_clients{zone=\"spray\"}")).isLessThanOrEqualTo(MAX_CLIENTS));
+                Scrape.of(port, "/metrics").get("portico_rate_limit_clients{zone=\"spray\"}"))
+                        .isLessThanOrEqualTo(MAX_CLIENTS));
         Scrape after = Scrape.of(port, "/metrics");
         assertThat(after.get("portico_rate_limit_requests_total{zone=\"spray\",result=\"passed\"}"))
                 .as("every sprayed address is new, so each passes").isEqualTo(SPRAYED + 6);
@@ -187,9 +188,11 @@ class AddressSprayTest {
             }
         }
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
-                Scrape.of(port, "/metrics").get("portico_rate_limit_clients{zone=\"sockets\"}")).isLessThanOrEqualTo(1000));
+                Scrape.of(port, "/metrics").get("portico_rate_limit_clients{zone=\"sockets\"}"))
+                        .isLessThanOrEqualTo(1000));
         Scrape after = Scrape.of(port, "/metrics");
-        assertThat(after.get("portico_rate_limit_requests_total{zone=\"sockets\",result=\"passed\"}")).isEqualTo(sources);
+        assertThat(after.get("portico_rate_limit_requests_total{zone=\"sockets\",result=\"passed\"}"))
+                .isEqualTo(sources);
         assertThat(after.get("portico_rate_limit_requests_total{zone=\"sockets\",result=\"rejected\"}")).isEqualTo(1);
         assertThat(after.get("portico_rate_limit_evictions_total{zone=\"sockets\"}"))
                 .isGreaterThanOrEqualTo(sources - 1000 - SLACK);

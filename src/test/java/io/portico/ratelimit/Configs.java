@@ -24,7 +24,7 @@ final class Configs {
         zones.forEach(z -> rate.put(z.name(), z));
         Map<String, LimitConnConfig> conn = new LinkedHashMap<>();
         conns.forEach(c -> conn.put(c.name(), c));
-        return new PorticoConfig(null, null, List.of(), 1, io.portico.config.IoTransport.AUTO, null, null, null, null, List.of(), unlimited, Map.of(),
-                rate, conn, List.of(locations), null);
+        return new PorticoConfig(null, null, List.of(), 1, io.portico.config.IoTransport.AUTO, null, null, null, null,
+                List.of(), unlimited, Map.of(), rate, conn, List.of(locations), null);
     }
 }

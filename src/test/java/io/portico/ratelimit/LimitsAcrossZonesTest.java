@@ -40,7 +40,8 @@ class LimitsAcrossZonesTest {
     }
 
     private static FullHttpRequest request(String apiKey) {
-        FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/", Unpooled.EMPTY_BUFFER);
+        FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/",
+                Unpooled.EMPTY_BUFFER);
         request.headers().set("X-Api-Key", apiKey);
         return request;
     }
@@ -64,7 +65,8 @@ class LimitsAcrossZonesTest {
         RateLimitZoneConfig perIp = Zones.nodelay(2, SECOND, 1);
         RateLimitZoneConfig perKey = Zones.named(Zones.nodelay(1, SECOND, 0), "perkey", "header:X-Api-Key");
         LocationConfig location = Configs.location(List.of("allips", "perkey"), List.of());
-        RateLimits limits = RateLimits.create(Configs.config(List.of(perIp, perKey), List.of(), List.of(), location), clock);
+        RateLimits limits = RateLimits.create(Configs.config(List.of(perIp, perKey), List.of(), List.of(), location),
+                clock);
         EmbeddedChannel channel = channel(limits, location, "127.0.0.1");
 
         assertThat(send(channel, request("k1"))).isEqualTo(200);

@@ -53,7 +53,8 @@ final class PipelinedClient implements AutoCloseable {
                 status = (buf[from + 9] - '0') * 100 + (buf[from + 10] - '0') * 10 + (buf[from + 11] - '0');
             } else if (end - from > 15 && new String(buf, from, 15, StandardCharsets.ISO_8859_1)
                     .equalsIgnoreCase("content-length:")) {
-                length = Long.parseLong(new String(buf, from + 15, end - from - 15, StandardCharsets.ISO_8859_1).trim());
+                length = Long.parseLong(
+                        new String(buf, from + 15, end - from - 15, StandardCharsets.ISO_8859_1).trim());
             }
         }
         while (length > 0) {

@@ -40,7 +40,8 @@ class RateLimitHeadersTest {
         LocationConfig location = Configs.location(zones.stream().map(RateLimitZoneConfig::name).toList(), List.of());
         RateLimits limits = RateLimits.create(Configs.config(zones, List.of(), List.of(), location), clock);
         EmbeddedChannel channel = new EmbeddedChannel(limits.newHandler());
-        channel.attr(ClientExchange.KEY).set(new FakeClientExchange(channel, new Route(location, null)).client("127.0.0.1"));
+        channel.attr(ClientExchange.KEY)
+                .set(new FakeClientExchange(channel, new Route(location, null)).client("127.0.0.1"));
         return channel;
     }
 
@@ -61,7 +62,8 @@ class RateLimitHeadersTest {
         FullHttpResponse first = exchange(channel);
         assertThat(first.status().code()).isEqualTo(200);
         assertThat(first.headers().get("RateLimit-Policy")).isEqualTo("\"allips\";q=2;w=1");
-        assertThat(first.headers().get("RateLimit")).as("one more fits; full again in 0.5 s").isEqualTo("\"allips\";r=1;t=1");
+        assertThat(first.headers().get("RateLimit")).as("one more fits; full again in 0.5 s")
+                .isEqualTo("\"allips\";r=1;t=1");
         FullHttpResponse second = exchange(channel);
         assertThat(second.headers().get("RateLimit")).isEqualTo("\"allips\";r=0;t=1");
         FullHttpResponse third = exchange(channel);
@@ -70,7 +72,8 @@ class RateLimitHeadersTest {
         assertThat(third.headers().get("Retry-After")).isEqualTo("1");
 
         clock.advanceNanos(TimeUnit.SECONDS.toNanos(3));
-        assertThat(exchange(channel).headers().get("RateLimit")).as("a refilled bucket").isEqualTo("\"allips\";r=1;t=1");
+        assertThat(exchange(channel).headers().get("RateLimit")).as("a refilled bucket")
+                .isEqualTo("\"allips\";r=1;t=1");
         List.of(first, second, third).forEach(FullHttpResponse::release);
         assertThat(channel.finishAndReleaseAll()).isFalse();
     }
@@ -103,7 +106,8 @@ class RateLimitHeadersTest {
     @Test
     void eachZoneWithAlwaysAddsItsOwnFieldAndAContinueGetsNone() {
         RateLimitZoneConfig quiet = Zones.named(Zones.nodelay(10, SECOND, 0), "quiet", "client-ip");
-        RateLimitZoneConfig loud = Zones.withHeaders(Zones.named(Zones.nodelay(1, SECOND, 4), "loud", "client-ip"), Headers.ALWAYS);
+        RateLimitZoneConfig loud = Zones.withHeaders(Zones.named(Zones.nodelay(1, SECOND, 4), "loud", "client-ip"),
+                Headers.ALWAYS);
         EmbeddedChannel channel = channel(Headers.ALWAYS, quiet, loud);
         channel.writeInbound(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/"));
         ReferenceCountUtil.release(channel.readInbound());
@@ -127,7 +131,8 @@ class RateLimitHeadersTest {
             List<String> fields = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 Response response = http.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n").read();
-                fields.add(response.status() + " " + response.header("RateLimit") + " " + response.header("RateLimit-Policy"));
+                fields.add(response.status() + " " + response.header("RateLimit") + " "
+                        + response.header("RateLimit-Policy"));
             }
             assertThat(fields).containsExactly(
                     "200 \"z\";r=1;t=1 \"z\";q=2;w=1",
@@ -145,7 +150,8 @@ class RateLimitHeadersTest {
         assertThat(headersOf("off")).isEqualTo(Headers.OFF);
         assertThat(headersOf("true")).isEqualTo(Headers.ON_REJECT);
         assertThat(headersOf("false")).isEqualTo(Headers.OFF);
-        assertThat(TestServers.config("rate-limits { z { rate = 1r/s } }", Path.of(".")).rateLimits().get("z").headers())
+        assertThat(TestServers.config("rate-limits { z { rate = 1r/s } }", Path.of("."))
+                .rateLimits().get("z").headers())
                 .as("default").isEqualTo(Headers.ON_REJECT);
         assertThatThrownBy(() -> headersOf("sometimes"))
                 .hasMessageContaining("'sometimes' (expected: on-reject, always or off)");

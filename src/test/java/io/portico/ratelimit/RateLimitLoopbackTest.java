@@ -123,7 +123,8 @@ class RateLimitLoopbackTest {
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (msg instanceof HttpRequest) {
                 Channel channel = ctx.channel();
-                channel.attr(ClientExchange.KEY).set(new FakeClientExchange(channel, new Route(location, null)).client("127.0.0.1"));
+                channel.attr(ClientExchange.KEY)
+                        .set(new FakeClientExchange(channel, new Route(location, null)).client("127.0.0.1"));
             }
             ctx.fireChannelRead(msg);
         }

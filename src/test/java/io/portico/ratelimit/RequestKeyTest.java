@@ -18,7 +18,8 @@ class RequestKeyTest {
     private final HttpRequest request = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/a");
 
     private ClientKey key(String spec, int ipv6Prefix, String ip) {
-        FakeClientExchange client = new FakeClientExchange(channel, new Route(Configs.location(List.of(), List.of()), null)).client(ip).path("/a");
+        FakeClientExchange client = new FakeClientExchange(channel,
+                new Route(Configs.location(List.of(), List.of()), null)).client(ip).path("/a");
         return RequestKey.parse("rate-limits.z", spec, ipv6Prefix).of(client, request);
     }
 
@@ -53,6 +54,7 @@ class RequestKeyTest {
     @Test
     void unknownPartsAreRefused() {
         assertThatThrownBy(() -> RequestKey.parse("rate-limits.z", "client-ip+cookie", 64))
-                .hasMessage("rate-limits.z.key: client-ip+cookie (expected: client-ip, path, host or header:NAME, joined by +)");
+                .hasMessage("rate-limits.z.key: client-ip+cookie (expected: client-ip, path, host or header:NAME,"
+                        + " joined by +)");
     }
 }

@@ -60,7 +60,8 @@ public class ZoneDecisionBenchmark {
     public void setUp() {
         // Long enough a memory (100 s) that no client expires while the benchmark cycles through them all.
         RateLimitZoneConfig config = new RateLimitZoneConfig(
-                "allips", "client-ip", 1000, Duration.ofSeconds(1), 100_000, true, 0, 429, 1_000_000, false, 64, RateLimitZoneConfig.Headers.ON_REJECT);
+                "allips", "client-ip", 1000, Duration.ofSeconds(1), 100_000, true, 0, 429, 1_000_000, false, 64,
+                RateLimitZoneConfig.Headers.ON_REJECT);
         // As in production (RateLimits.create): cache maintenance off the request thread.
         zone = StoreKind.valueOf(store).create(config, NanoClock.SYSTEM, ZoneUpkeep.SHARED);
         keys = new ClientKey[clients];
@@ -72,7 +73,8 @@ public class ZoneDecisionBenchmark {
         }
         for (int i = 0; i < requests.length; i++) {
             String ip = "10." + (i >> 8) + "." + (i & 0xff) + ".1";
-            requests[i] = new FakeClientExchange(channel, new Route(Configs.location(List.of(), List.of()), null)).client(ip);
+            requests[i] = new FakeClientExchange(channel, new Route(Configs.location(List.of(), List.of()), null))
+                    .client(ip);
         }
         requestKey = RequestKey.parse("allips", "client-ip", 64);
         request = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/");

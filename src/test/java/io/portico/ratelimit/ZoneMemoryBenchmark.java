@@ -40,7 +40,8 @@ public class ZoneMemoryBenchmark {
 
     static RateLimitZoneConfig zone() {
         return new RateLimitZoneConfig(
-                "allips", "client-ip", 50, Duration.ofSeconds(1), 20, true, 0, 429, CLIENTS, false, 64, RateLimitZoneConfig.Headers.ON_REJECT);
+                "allips", "client-ip", 50, Duration.ofSeconds(1), 20, true, 0, 429, CLIENTS, false, 64,
+                RateLimitZoneConfig.Headers.ON_REJECT);
     }
 
     static ZoneStore fill(StoreKind kind) {

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 /** The upkeep thread runs what it is given, after idling too, and survives a task that throws. */
 class ZoneUpkeepTest {
     /** One for the class: its thread lives as long as the JVM. */
-    private static final ZoneUpkeep upkeep = new ZoneUpkeep(TimeUnit.MILLISECONDS.toNanos(4), TimeUnit.MICROSECONDS.toNanos(100));
+    private static final ZoneUpkeep upkeep = new ZoneUpkeep(TimeUnit.MILLISECONDS.toNanos(4),
+            TimeUnit.MICROSECONDS.toNanos(100));
 
     @Test
     void runsTasksOnItsOwnThreadAndWakesFromIdleForEach() throws Exception {

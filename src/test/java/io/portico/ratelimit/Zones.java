@@ -17,7 +17,8 @@ final class Zones {
 
     static RateLimitZoneConfig zone(long requests, Duration per, int burst, boolean nodelay, int delay) {
         return new RateLimitZoneConfig(
-                "allips", "client-ip", requests, per, burst, nodelay, delay, 429, 1_000_000, false, 64, RateLimitZoneConfig.Headers.ON_REJECT);
+                "allips", "client-ip", requests, per, burst, nodelay, delay, 429, 1_000_000, false, 64,
+                RateLimitZoneConfig.Headers.ON_REJECT);
     }
 
     static RateLimitZoneConfig withMaxClients(RateLimitZoneConfig z, long maxClients) {

@@ -30,8 +30,10 @@ class AccessLogLineTest {
             server.stop();
         }
         assertThat(lines).hasSize(1);
-        assertThat(lines.get(0)).matches("127\\.0\\.0\\.1 - - \\[\\d{2}/[A-Z][a-z]{2}/\\d{4}:\\d{2}:\\d{2}:\\d{2} [+-]\\d{4}] "
-                + "\"GET /ok\\?a=\\\\x22b\\\\x22 HTTP/1\\.1\" 200 2 \"http://r/\" \"test/1\\.0\" rt=\\d+\\.\\d{3} uaddr=- urt=-");
+        assertThat(lines.get(0)).matches("127\\.0\\.0\\.1 - - \\[\\d{2}/[A-Z][a-z]{2}/\\d{4}:\\d{2}:\\d{2}:\\d{2}"
+                + " [+-]\\d{4}] "
+                + "\"GET /ok\\?a=\\\\x22b\\\\x22 HTTP/1\\.1\" 200 2 \"http://r/\" \"test/1\\.0\""
+                + " rt=\\d+\\.\\d{3} uaddr=- urt=-");
     }
 
     @Test

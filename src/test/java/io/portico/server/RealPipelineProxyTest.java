@@ -90,14 +90,16 @@ class RealPipelineProxyTest {
                     seen.add(new String(in.readNBytes(n), StandardCharsets.UTF_8));
                 }
                 if (h.toLowerCase().contains("upgrade: websocket")) {
-                    out.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    out.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
+                            .getBytes(StandardCharsets.US_ASCII));
                     out.flush();
                     in.transferTo(out);
                     return;
                 }
                 String line = h.substring(0, h.indexOf("\r\n"));
                 byte[] body = line.getBytes(StandardCharsets.UTF_8);
-                out.write(("HTTP/1.1 200 OK\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(("HTTP/1.1 200 OK\r\nContent-Length: " + body.length + "\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
                 out.write(body);
                 out.flush();
             }
@@ -156,23 +158,28 @@ class RealPipelineProxyTest {
             OutputStream out = s.getOutputStream();
             InputStream in = s.getInputStream();
             for (int i = 0; i < 3; i++) {
-                out.write(("GET /r" + i + " HTTP/1.1\r\nHost: site\r\nX-Forwarded-For: 6.6.6.6\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(("GET /r" + i + " HTTP/1.1\r\nHost: site\r\nX-Forwarded-For: 6.6.6.6\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
                 String r = readResponse(in);
-                assertThat(r).startsWith("HTTP/1.1 200").endsWith("GET /r" + i + " HTTP/1.1").containsIgnoringCase("server: portico");
+                assertThat(r).startsWith("HTTP/1.1 200").endsWith("GET /r" + i + " HTTP/1.1")
+                        .containsIgnoringCase("server: portico");
             }
             assertThat(upstreamConnections.get()).isEqualTo(1);
             assertThat(seen.get(0)).contains("X-Forwarded-For: 127.0.0.1\r\n").doesNotContain("6.6.6.6");
 
-            out.write("POST /up HTTP/1.1\r\nHost: site\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.write("POST /up HTTP/1.1\r\nHost: site\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
             assertThat(readResponse(in)).startsWith("HTTP/1.1 100");
             out.write("hello".getBytes(StandardCharsets.US_ASCII));
             assertThat(readResponse(in)).startsWith("HTTP/1.1 200").endsWith("POST /up HTTP/1.1");
             assertThat(seen).contains("hello");
 
-            out.write("GET /ws HTTP/1.1\r\nHost: site\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: x\r\n\r\n"
+            out.write(("GET /ws HTTP/1.1\r\nHost: site\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: x\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             String upgraded = readResponse(in);
-            assertThat(upgraded).startsWith("HTTP/1.1 101").containsIgnoringCase("upgrade: websocket").containsIgnoringCase("connection: upgrade");
+            assertThat(upgraded).startsWith("HTTP/1.1 101").containsIgnoringCase("upgrade: websocket")
+                    .containsIgnoringCase("connection: upgrade");
             out.write("frame-bytes".getBytes(StandardCharsets.US_ASCII));
             assertThat(new String(in.readNBytes(11), StandardCharsets.US_ASCII)).isEqualTo("frame-bytes");
         }

@@ -90,7 +90,8 @@ class TransportChoiceTest {
     void anUnknownTransportIsAConfigErrorNamingTheKey() {
         assertThatThrownBy(() -> TestServers.config("transport = kqueue", dir))
                 .hasMessageContaining("test.conf:")
-                .hasMessageContaining("transport: 'kqueue' is not allowed (expected: one of auto, epoll, io-uring, nio)");
+                .hasMessageContaining(
+                        "transport: 'kqueue' is not allowed (expected: one of auto, epoll, io-uring, nio)");
     }
 
     @Test

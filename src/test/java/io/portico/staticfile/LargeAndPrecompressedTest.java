@@ -73,7 +73,8 @@ class LargeAndPrecompressedTest {
         exchange.onContent(LastHttpContent.EMPTY_LAST_CONTENT);
         harness.drain();
         Harness.Response r = harness.read();
-        assertThat(r.kinds()).startsWith("head", "content").endsWith("content", "last").containsOnly("head", "content", "last");
+        assertThat(r.kinds()).startsWith("head", "content").endsWith("content", "last")
+                .containsOnly("head", "content", "last");
         assertThat(new String(r.body(), StandardCharsets.US_ASCII)).isEqualTo(big);
         // the safety net added a ChunkedWriteHandler since the pipeline had none; a second request reuses it
         assertThat(harness.channel.pipeline().get(ChunkedWriteHandler.class)).isNotNull();

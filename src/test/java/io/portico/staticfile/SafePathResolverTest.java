@@ -71,7 +71,8 @@ class SafePathResolverTest {
     @ValueSource(strings = {"/.env", "/.git/config", "/a/.hidden/x", "/%2egit/config", "/...", "/a/.htpasswd"})
     void hidesDotfiles(String raw) {
         Resolution resolution = new SafePathResolver(root, null, false).resolve(raw);
-        assertThat(resolution).isEqualTo(new Resolution.Rejected(io.netty.handler.codec.http.HttpResponseStatus.NOT_FOUND));
+        assertThat(resolution)
+                .isEqualTo(new Resolution.Rejected(io.netty.handler.codec.http.HttpResponseStatus.NOT_FOUND));
         assertThat(new SafePathResolver(root, null, true).resolve(raw)).isInstanceOf(Resolution.Found.class);
     }
 
@@ -167,7 +168,8 @@ class SafePathResolverTest {
                 .isEqualTo(root.resolve("inside.txt").toRealPath());
         assertThatThrownBy(() -> SafePathResolver.followable(root, linkOut, FollowSymlinks.INSIDE_ROOT))
                 .isInstanceOf(SafePathResolver.SymlinkRefusedException.class);
-        assertThatThrownBy(() -> SafePathResolver.followable(root, dirOut.resolve("secret.txt"), FollowSymlinks.INSIDE_ROOT))
+        assertThatThrownBy(
+                () -> SafePathResolver.followable(root, dirOut.resolve("secret.txt"), FollowSymlinks.INSIDE_ROOT))
                 .isInstanceOf(SafePathResolver.SymlinkRefusedException.class);
 
         assertThatThrownBy(() -> SafePathResolver.followable(root, linkIn, FollowSymlinks.NEVER))

@@ -68,7 +68,8 @@ public class StaticHitBenchmark {
         files = StaticFiles.create(config, Runnable::run, System::nanoTime, java.time.Clock.systemUTC());
         responder = files.responder(Harness.location("/static/", target), target, name -> null);
         channel = encode ? new EmbeddedChannel(new HttpResponseEncoder()) : new EmbeddedChannel();
-        client = new FakeClientExchange(channel, new Route(Harness.location("/static/", target), responder)).path("/static/1k.txt").secure(false);
+        client = new FakeClientExchange(channel, new Route(Harness.location("/static/", target), responder))
+                .path("/static/1k.txt").secure(false);
     }
 
     @Benchmark

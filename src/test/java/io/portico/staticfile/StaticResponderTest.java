@@ -62,7 +62,8 @@ class StaticResponderTest {
         Files.setLastModifiedTime(file, FileTime.fromMillis(MTIME * 1000));
     }
 
-    static TargetConfig.Static with(TargetConfig.Static t, List<String> tryFiles, boolean autoindex, boolean precompressed) {
+    static TargetConfig.Static with(TargetConfig.Static t, List<String> tryFiles, boolean autoindex,
+            boolean precompressed) {
         return new TargetConfig.Static(t.dir(), t.alias(), t.index(), tryFiles, autoindex, t.expires(),
                 t.cacheControl(), precompressed, t.allowDotfiles());
     }
@@ -310,7 +311,8 @@ class StaticResponderTest {
 
     @Test
     void revalidateZeroStatsEveryRequest() throws IOException {
-        try (Harness always = new Harness(256 * 1024, io.portico.config.StaticConfig.FollowSymlinks.NEVER, Duration.ZERO)) {
+        try (Harness always = new Harness(256 * 1024, io.portico.config.StaticConfig.FollowSymlinks.NEVER,
+                Duration.ZERO)) {
             Responder r = always.responder("/", Harness.target(site), n -> null);
             assertThat(always.get(r, "/hello.txt").text()).startsWith("Hello");
             Files.writeString(site.resolve("hello.txt"), "now");

@@ -51,7 +51,8 @@ public final class LeakReportExtension implements AfterAllCallback {
     private static final class RecordingFactory extends ResourceLeakDetectorFactory {
         @Override
         @SuppressWarnings("deprecation")
-        public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval, long maxActive) {
+        public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval,
+                long maxActive) {
             return new RecordingDetector<>(resource, samplingInterval);
         }
     }

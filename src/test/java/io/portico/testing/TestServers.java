@@ -13,8 +13,8 @@ public final class TestServers {
 
     /** {@code body} is HOCON inside {@code portico { }}; listen, access log and workers are set for tests. */
     public static PorticoConfig config(String body, Path prefix) {
-        String text = "portico {\n listen = [\"127.0.0.1:0\"]\n access-log = off\n workers = 1\n shutdown-timeout = 1s\n"
-                + body + "\n}";
+        String text = "portico {\n listen = [\"127.0.0.1:0\"]\n access-log = off\n workers = 1\n"
+                + " shutdown-timeout = 1s\n" + body + "\n}";
         try {
             return ConfigLoader.parse(text, "test.conf", prefix);
         } catch (InvalidConfigException e) {

@@ -23,22 +23,25 @@ class BalancerTest {
     private UpstreamPool pool(UpstreamConfig.Balance balance, int... weights) {
         List<UpstreamServerConfig> servers = new ArrayList<>();
         for (int i = 0; i < weights.length; i++) {
-            servers.add(new UpstreamServerConfig(new UpstreamAddress.Tcp("10.0.0." + (i + 1), new InetSocketAddress("127.0.0.1", 9000 + i)),
+            servers.add(new UpstreamServerConfig(
+                    new UpstreamAddress.Tcp("10.0.0." + (i + 1), new InetSocketAddress("127.0.0.1", 9000 + i)),
                     weights[i], 2, Duration.ofSeconds(10), false));
         }
         return pool(balance, servers);
     }
 
     private UpstreamPool pool(UpstreamConfig.Balance balance, List<UpstreamServerConfig> servers) {
-        return new UpstreamPool(new UpstreamConfig("app", servers, balance, "$request_uri", 4, Duration.ofSeconds(60), 0, 0,
-                Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 1, Optional.empty()), clock::get);
+        return new UpstreamPool(new UpstreamConfig("app", servers, balance, "$request_uri", 4, Duration.ofSeconds(60),
+                0, 0, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 1,
+                Optional.empty()), clock::get);
     }
 
     private static Selection any(String key) {
         return new Selection(key, InetAddress.getLoopbackAddress(), List.of());
     }
 
-    private static Map<UpstreamServer, Integer> count(UpstreamPool pool, int n, java.util.function.IntFunction<Selection> selection) {
+    private static Map<UpstreamServer, Integer> count(UpstreamPool pool, int n,
+            java.util.function.IntFunction<Selection> selection) {
         Map<UpstreamServer, Integer> counts = new HashMap<>();
         for (int i = 0; i < n; i++) {
             counts.merge(pool.select(selection.apply(i)), 1, Integer::sum);
@@ -121,7 +124,8 @@ class BalancerTest {
 
     @Test
     void hashKeyTemplateEvaluatesVariables() {
-        var request = new io.netty.handler.codec.http.DefaultHttpRequest(io.netty.handler.codec.http.HttpVersion.HTTP_1_1,
+        var request = new io.netty.handler.codec.http.DefaultHttpRequest(
+                io.netty.handler.codec.http.HttpVersion.HTTP_1_1,
                 io.netty.handler.codec.http.HttpMethod.GET, "/a/b?user=7&x=1");
         request.headers().set("X-Tenant", "acme").set("Host", "h.test");
         InetSocketAddress client = new InetSocketAddress("198.51.100.4", 5555);
@@ -168,8 +172,10 @@ class BalancerTest {
     @Test
     void backupsServeOnlyWhenNoPrimaryIsUsable() {
         List<UpstreamServerConfig> servers = List.of(
-                new UpstreamServerConfig(new UpstreamAddress.Tcp("p", new InetSocketAddress("127.0.0.1", 1)), 1, 1, Duration.ofSeconds(10), false),
-                new UpstreamServerConfig(new UpstreamAddress.Tcp("b", new InetSocketAddress("127.0.0.1", 2)), 1, 1, Duration.ofSeconds(10), true));
+                new UpstreamServerConfig(new UpstreamAddress.Tcp("p", new InetSocketAddress("127.0.0.1", 1)), 1, 1,
+                        Duration.ofSeconds(10), false),
+                new UpstreamServerConfig(new UpstreamAddress.Tcp("b", new InetSocketAddress("127.0.0.1", 2)), 1, 1,
+                        Duration.ofSeconds(10), true));
         UpstreamPool pool = pool(UpstreamConfig.Balance.LEAST_CONN, servers);
         UpstreamServer primary = pool.servers().get(0);
         UpstreamServer backup = pool.servers().get(1);

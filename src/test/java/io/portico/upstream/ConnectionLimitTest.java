@@ -49,7 +49,8 @@ class ConnectionLimitTest {
 
     @Test
     void aFreedPermitGoesToTheOldestWaiterOnItsOwnLoop() throws Exception {
-        ConnectionLimit limit = new ConnectionLimit(1, 2, Duration.ofSeconds(5), new java.util.concurrent.atomic.AtomicInteger());
+        ConnectionLimit limit = new ConnectionLimit(1, 2, Duration.ofSeconds(5),
+                new java.util.concurrent.atomic.AtomicInteger());
         ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
         Recorder first = new Recorder(events, "first");
         Recorder second = new Recorder(events, "second");
@@ -72,7 +73,8 @@ class ConnectionLimitTest {
 
     @Test
     void aWaiterTimesOutAndACancelledOneNeverGetsAPermit() throws Exception {
-        ConnectionLimit limit = new ConnectionLimit(1, 5, Duration.ofMillis(100), new java.util.concurrent.atomic.AtomicInteger());
+        ConnectionLimit limit = new ConnectionLimit(1, 5, Duration.ofMillis(100),
+                new java.util.concurrent.atomic.AtomicInteger());
         ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
         Recorder holder = new Recorder(events, "holder");
         Recorder late = new Recorder(events, "late");
@@ -90,7 +92,8 @@ class ConnectionLimitTest {
 
     @Test
     void zeroMeansUnbounded() {
-        ConnectionLimit limit = new ConnectionLimit(0, 0, Duration.ofMillis(1), new java.util.concurrent.atomic.AtomicInteger());
+        ConnectionLimit limit = new ConnectionLimit(0, 0, Duration.ofMillis(1),
+                new java.util.concurrent.atomic.AtomicInteger());
         ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
         for (int i = 0; i < 100; i++) {
             limit.acquire(a, new Recorder(events, "r"));

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 class LoopConnectionsIdleTest {
     private final EventLoop loop = new DefaultEventLoop();
     private final UpstreamServerConfig serverConfig = new UpstreamServerConfig(
-            new UpstreamAddress.Tcp("127.0.0.1", new InetSocketAddress("127.0.0.1", 9)), 1, 0, Duration.ofSeconds(10), false);
+            new UpstreamAddress.Tcp("127.0.0.1", new InetSocketAddress("127.0.0.1", 9)), 1, 0,
+            Duration.ofSeconds(10), false);
     private final UpstreamConfig config = new UpstreamConfig("app", List.of(serverConfig),
             UpstreamConfig.Balance.ROUND_ROBIN, "$request_uri", 8, Duration.ofMillis(100), 0, 0, Duration.ofSeconds(1),
             Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(5), 1, Optional.empty());

@@ -23,11 +23,13 @@ class MaxConnectionsBalancingTest {
     private static UpstreamPool pool(UpstreamConfig.Balance balance, int maxConnections, int... weights) {
         List<UpstreamServerConfig> servers = new ArrayList<>();
         for (int i = 0; i < weights.length; i++) {
-            servers.add(new UpstreamServerConfig(new UpstreamAddress.Tcp("10.0.0." + (i + 1), new InetSocketAddress("127.0.0.1", 9000 + i)),
+            servers.add(new UpstreamServerConfig(
+                    new UpstreamAddress.Tcp("10.0.0." + (i + 1), new InetSocketAddress("127.0.0.1", 9000 + i)),
                     weights[i], 0, Duration.ofSeconds(10), false));
         }
-        return new UpstreamPool(new UpstreamConfig("app", servers, balance, "$request_uri", 4, Duration.ofSeconds(60), maxConnections, 8,
-                Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 1, Optional.empty()), System::nanoTime);
+        return new UpstreamPool(new UpstreamConfig("app", servers, balance, "$request_uri", 4, Duration.ofSeconds(60),
+                maxConnections, 8, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
+                Duration.ofSeconds(1), 1, Optional.empty()), System::nanoTime);
     }
 
     /** Takes every permit of {@code s} (they are free, so each is granted at once, no event loop involved). */
@@ -56,7 +58,8 @@ class MaxConnectionsBalancingTest {
 
     private static Selection selection(int i) {
         try {
-            return new Selection("/k" + i, InetAddress.getByName("10." + (i / 256 % 256) + "." + (i % 256) + ".1"), List.of());
+            return new Selection("/k" + i, InetAddress.getByName("10." + (i / 256 % 256) + "." + (i % 256) + ".1"),
+                    List.of());
         } catch (java.net.UnknownHostException e) {
             throw new AssertionError(e);
         }
@@ -115,11 +118,13 @@ class MaxConnectionsBalancingTest {
     @Test
     void aFullPrimaryTierGoesToTheBackupsFirstAsNginxDoes() {
         List<UpstreamServerConfig> servers = List.of(
-                new UpstreamServerConfig(new UpstreamAddress.Tcp("p", new InetSocketAddress("127.0.0.1", 1)), 1, 0, Duration.ofSeconds(10), false),
-                new UpstreamServerConfig(new UpstreamAddress.Tcp("b", new InetSocketAddress("127.0.0.1", 2)), 1, 0, Duration.ofSeconds(10), true));
-        UpstreamPool pool = new UpstreamPool(new UpstreamConfig("app", servers, UpstreamConfig.Balance.ROUND_ROBIN, "$request_uri", 4,
-                Duration.ofSeconds(60), 1, 8, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 1,
-                Optional.empty()), System::nanoTime);
+                new UpstreamServerConfig(new UpstreamAddress.Tcp("p", new InetSocketAddress("127.0.0.1", 1)), 1, 0,
+                        Duration.ofSeconds(10), false),
+                new UpstreamServerConfig(new UpstreamAddress.Tcp("b", new InetSocketAddress("127.0.0.1", 2)), 1, 0,
+                        Duration.ofSeconds(10), true));
+        UpstreamPool pool = new UpstreamPool(new UpstreamConfig("app", servers, UpstreamConfig.Balance.ROUND_ROBIN,
+                "$request_uri", 4, Duration.ofSeconds(60), 1, 8, Duration.ofSeconds(1), Duration.ofSeconds(1),
+                Duration.ofSeconds(1), Duration.ofSeconds(1), 1, Optional.empty()), System::nanoTime);
         UpstreamServer primary = pool.servers().get(0);
         UpstreamServer backup = pool.servers().get(1);
         assertThat(pool.select(selection(0))).isSameAs(primary);
