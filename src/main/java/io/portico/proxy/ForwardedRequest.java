@@ -29,11 +29,8 @@ final class ForwardedRequest {
 
     private ForwardedRequest() {}
 
-    /**
-     * @param bufferedLength the complete body length when the body was buffered, else -1 (streamed as received)
-     */
-    static HttpRequest build(ClientExchange client, HttpRequest in, ProxySettings settings, boolean websocket,
-            long bufferedLength) {
+    /** The head sent upstream; a buffered body's Content-Length is set once the body is complete. */
+    static HttpRequest build(ClientExchange client, HttpRequest in, ProxySettings settings, boolean websocket) {
         HttpHeaders src = in.headers();
         boolean chunked = HttpUtil.isTransferEncodingChunked(in);
         // The client's headers were validated by the server's decoder; validating each copy again cost throughput.
@@ -51,12 +48,7 @@ final class ForwardedRequest {
         } else if (settings.pool().config().keepalive() <= 0) {
             out.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
-        if (bufferedLength >= 0) {
-            out.remove(HttpHeaderNames.CONTENT_LENGTH);
-            if (bufferedLength > 0 || chunked || src.contains(HttpHeaderNames.CONTENT_LENGTH)) {
-                out.set(HttpHeaderNames.CONTENT_LENGTH, bufferedLength);
-            }
-        } else if (chunked) {
+        if (chunked) {
             out.remove(HttpHeaderNames.CONTENT_LENGTH);
             out.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
         }

@@ -46,7 +46,7 @@ final class RequestForwarder {
                             }
                         })
                 : null;
-        this.head = ForwardedRequest.build(client, request, settings, websocket, -1);
+        this.head = ForwardedRequest.build(client, request, settings, websocket);
         // A request without a body arrives whole (see server.ServerCodec): it goes upstream as one message, and
         // its end, which the exchange still hands over as a separate part, is not sent again.
         this.whole = request instanceof FullHttpRequest full && !full.content().isReadable();
