@@ -1,13 +1,17 @@
 package io.portico.proxy;
 
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.portico.config.LocationConfig;
 import io.portico.config.UpstreamAddress;
 import io.portico.route.ClientExchange;
@@ -67,7 +71,14 @@ final class ForwardedRequest {
                 out.set(e.getKey(), e.getValue());
             }
         }
-        return new DefaultHttpRequest(HttpVersion.HTTP_1_1, in.method(), uri(originForm(in.uri()), settings), out);
+        String target = uri(originForm(in.uri()), settings);
+        if (in instanceof FullHttpRequest whole && !whole.content().isReadable()) {
+            // It arrived whole without a body (see server.ServerCodec), and goes upstream as one message. Its
+            // content is the shared empty buffer, so the encoder's release leaves it whole for a retry.
+            return new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, in.method(), target, Unpooled.EMPTY_BUFFER, out,
+                    LastHttpContent.EMPTY_LAST_CONTENT.trailingHeaders());
+        }
+        return new DefaultHttpRequest(HttpVersion.HTTP_1_1, in.method(), target, out);
     }
 
     private static void forwarding(ClientExchange client, HttpHeaders out, HttpHeaders src, String host) {

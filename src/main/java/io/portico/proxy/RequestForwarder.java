@@ -1,8 +1,6 @@
 package io.portico.proxy;
 
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
@@ -23,7 +21,7 @@ final class RequestForwarder {
     private final Channel clientChannel;
     private final HttpRequest head;
     private final RequestBody buffered; // null: streamed, or no body
-    private final boolean whole; // came whole without a body: complete before any attempt
+    private final boolean whole; // came whole without a body: its head is the whole request
     private final ArrayDeque<HttpContent> pending = new ArrayDeque<>(2);
     private boolean clientBodyDone;
     private boolean bodyStreamed; // body bytes went upstream as they came: the request cannot be replayed
@@ -47,9 +45,9 @@ final class RequestForwarder {
                         })
                 : null;
         this.head = ForwardedRequest.build(client, request, settings, websocket);
-        // A request without a body arrives whole (see server.ServerCodec): it goes upstream as one message, and
-        // its end, which the exchange still hands over as a separate part, is not sent again.
-        this.whole = request instanceof FullHttpRequest full && !full.content().isReadable();
+        // A request without a body arrives whole (see server.ServerCodec) and goes upstream as one message; its
+        // end, which the exchange still hands over as a separate part, is not sent again.
+        this.whole = head instanceof FullHttpRequest;
         this.clientBodyDone = whole;
     }
 
@@ -124,17 +122,11 @@ final class RequestForwarder {
     void sendOn(Attempt a) {
         Channel up = a.channel();
         ForwardedRequest.hostFor(head, a.server.address(), settings);
-        if (whole) {
-            up.write(new DefaultFullHttpRequest(head.protocolVersion(), head.method(), head.uri(),
-                    Unpooled.EMPTY_BUFFER, head.headers(), LastHttpContent.EMPTY_LAST_CONTENT.trailingHeaders()));
-            a.requestSent();
-            exchange.requestWritten();
-            up.flush();
-            return;
-        }
         up.write(head);
         a.requestSent();
-        if (buffered != null) {
+        if (whole) {
+            exchange.requestWritten();
+        } else if (buffered != null) {
             buffered.writeTo(up, () -> !a.ended(), exchange::requestWritten);
         } else if (!pending.isEmpty()) {
             for (HttpContent content; (content = pending.poll()) != null; ) {

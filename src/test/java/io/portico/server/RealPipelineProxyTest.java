@@ -39,6 +39,8 @@ class RealPipelineProxyTest {
     private final List<AutoCloseable> open = new ArrayList<>();
     private final List<String> seen = new CopyOnWriteArrayList<>();
     private final AtomicInteger upstreamConnections = new AtomicInteger();
+    /** When set, the app reads the second request of each connection and closes without answering. */
+    private volatile boolean dropSecondRequest;
 
     @AfterEach
     void close() throws Exception {
@@ -73,7 +75,7 @@ class RealPipelineProxyTest {
         try (s) {
             InputStream in = s.getInputStream();
             OutputStream out = s.getOutputStream();
-            while (true) {
+            for (int request = 1; ; request++) {
                 StringBuilder head = new StringBuilder();
                 while (!head.toString().endsWith("\r\n\r\n")) {
                     int c = in.read();
@@ -84,6 +86,9 @@ class RealPipelineProxyTest {
                 }
                 String h = head.toString();
                 seen.add(h);
+                if (dropSecondRequest && request == 2) {
+                    return; // the keep-alive race: the request was read, the connection closes unanswered
+                }
                 int cl = h.toLowerCase().indexOf("content-length: ");
                 if (cl >= 0) {
                     int n = Integer.parseInt(h.substring(cl + 16, h.indexOf("\r\n", cl)).trim());
@@ -183,6 +188,26 @@ class RealPipelineProxyTest {
             out.write("frame-bytes".getBytes(StandardCharsets.US_ASCII));
             assertThat(new String(in.readNBytes(11), StandardCharsets.US_ASCII)).isEqualTo("frame-bytes");
         }
+    }
+
+    @Test
+    void aWholeGetIsSentAgainCompleteWhenItsReusedConnectionDiesUnanswered() throws Exception {
+        dropSecondRequest = true;
+        int port = portico(app());
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(10_000);
+            OutputStream out = s.getOutputStream();
+            InputStream in = s.getInputStream();
+            for (String path : List.of("/a", "/b")) {
+                out.write(("GET " + path + " HTTP/1.1\r\nHost: site\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                assertThat(readResponse(in)).startsWith("HTTP/1.1 200").endsWith("GET " + path + " HTTP/1.1");
+            }
+        }
+        // /b went on the kept-alive connection, died there, and went again whole on a fresh one.
+        assertThat(upstreamConnections.get()).isEqualTo(2);
+        List<String> b = seen.stream().filter(h -> h.startsWith("GET /b HTTP/1.1\r\n")).toList();
+        assertThat(b).hasSize(2);
+        assertThat(b.get(1)).isEqualTo(b.get(0)).containsIgnoringCase("host: site\r\n");
     }
 
     @Test
