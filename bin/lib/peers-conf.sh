@@ -34,3 +34,12 @@ ports_free() {
     fi
   done
 }
+
+# Waits up to 15 s for URL to answer with a 2xx; otherwise says so, shows LOG (when given) and fails.
+wait_http() {
+  local url=$1 log=${2:-}
+  for _ in $(seq 150); do curl -sf -o /dev/null "$url" && return 0; sleep 0.1; done
+  echo "no answer from $url" >&2
+  if [[ -n $log ]]; then cat "$log" >&2; fi
+  return 1
+}
