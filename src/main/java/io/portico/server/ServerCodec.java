@@ -1,11 +1,11 @@
 package io.portico.server;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
-import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
@@ -63,23 +63,29 @@ final class ServerCodec {
         }
 
         @Override
-        protected void decode(ChannelHandlerContext ctx, io.netty.buffer.ByteBuf in,
-                List<Object> out) throws Exception {
+        protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
             int before = out.size();
             super.decode(ctx, in, out);
             for (int i = before; i < out.size(); i++) {
                 if (out.get(i) instanceof HttpRequest request) {
                     methods.add(request.method());
-                    if (i + 1 < out.size() && out.get(i + 1) == LastHttpContent.EMPTY_LAST_CONTENT
-                            && !(request instanceof FullHttpRequest) && request.decoderResult().isSuccess()) {
-                        // A request without a body goes up the pipeline as one message instead of two: every
-                        // handler above sees it once (ExchangeHandler gives responders its end separately).
-                        out.set(i, new DefaultFullHttpRequest(request.protocolVersion(), request.method(),
-                                request.uri(), Unpooled.EMPTY_BUFFER, request.headers(),
-                                LastHttpContent.EMPTY_LAST_CONTENT.trailingHeaders()));
-                        out.remove(i + 1);
-                    }
+                    joinIfBodiless(out, i, request);
                 }
+            }
+        }
+
+        /**
+         * A request without a body goes up the pipeline as one message instead of two: every handler above sees it
+         * once (ExchangeHandler gives responders its end separately). Netty's decoder adds the empty end in the
+         * same call; a request it could not decode ends there and stays as it is.
+         */
+        private static void joinIfBodiless(List<Object> out, int i, HttpRequest request) {
+            if (i + 1 < out.size() && out.get(i + 1) == LastHttpContent.EMPTY_LAST_CONTENT
+                    && request.decoderResult().isSuccess()) {
+                out.set(i, new DefaultFullHttpRequest(request.protocolVersion(), request.method(), request.uri(),
+                        Unpooled.EMPTY_BUFFER, request.headers(),
+                        LastHttpContent.EMPTY_LAST_CONTENT.trailingHeaders()));
+                out.remove(i + 1);
             }
         }
 
