@@ -7,7 +7,9 @@ import org.HdrHistogram.Histogram;
 /**
  * A finished run: what was asked, what happened. Histograms are in microseconds ({@code total} from intended send
  * to last byte; {@code connect}, {@code waiting} = request written to first byte, {@code processing} = total minus
- * connect, as ab defines them). {@code clientBusy} is the busiest client loop's CPU share (0..1).
+ * connect, as ab defines them). {@code clientBusy} is the busiest client loop's CPU share (0..1);
+ * {@code clientCpuS} the CPU seconds the whole client process used in the measured part (JIT and GC included), -1
+ * when not measurable.
  */
 public record BenchResult(
         BenchOptions options,
@@ -22,6 +24,7 @@ public record BenchResult(
         Map<ErrorClass, String> firstMessages,
         String stoppedEarly,
         double clientBusy,
+        double clientCpuS,
         EnvironmentInfo environment) {
 
     public double transactionRate() {
@@ -64,6 +67,11 @@ public record BenchResult(
     /** siege's Concurrency: the sum of response times over elapsed time (average requests in flight). */
     public double concurrency() {
         return elapsedS <= 0 ? 0 : total.getMean() * total.getTotalCount() / 1e6 / elapsedS;
+    }
+
+    /** Client CPU microseconds per response, or -1 when not measurable. */
+    public double clientCpuUsPerResponse() {
+        return clientCpuS < 0 || tally.responses() == 0 ? -1 : clientCpuS * 1e6 / tally.responses();
     }
 
     public boolean clientSideDominated() {

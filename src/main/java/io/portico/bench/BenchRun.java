@@ -134,6 +134,7 @@ public final class BenchRun {
             d.loop().submit(() -> { }).awaitUninterruptibly(1, TimeUnit.SECONDS);
         }
         double clientBusy = cpu.busiest(drivers, end);
+        double clientCpuS = cpu.processSeconds();
         collector.finish(end);
         if (progressOut != null) {
             progressOut.println();
@@ -142,6 +143,6 @@ public final class BenchRun {
         warnings.addAll(StallDetector.warnings(options, collector.total(), collector.timeline()));
         return new BenchResult(options, elapsed, collector.tally(), collector.total(), collector.connect(),
                 collector.waiting(), collector.processing(), collector.timeline(), warnings, Map.copyOf(firstMessages),
-                stoppedEarly, clientBusy, EnvironmentInfo.current(clientLoops.threads(), clientLoops.transport()));
+                stoppedEarly, clientBusy, clientCpuS, EnvironmentInfo.current(clientLoops.threads(), clientLoops.transport()));
     }
 }

@@ -1,6 +1,7 @@
 package io.portico.bench;
 
 import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -48,6 +49,11 @@ public final class ClientLoops implements AutoCloseable {
         List<EventLoop> loops = new ArrayList<>();
         group.forEach(e -> loops.add((EventLoop) e));
         return loops;
+    }
+
+    /** A server on these loops: the client's in-process warm-up responder. */
+    ServerBootstrap serverBootstrap() {
+        return new ServerBootstrap().group(group).channel(transport.serverChannel());
     }
 
     /** A bootstrap whose channels register on {@code loop}; the pipeline is completed by the virtual client. */

@@ -7,17 +7,21 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * CPU used by the client's event-loop threads during the measured part of a run. A loop near 100% busy means the
- * client, not the server, set the pace: compare mode then refuses to print ratios.
+ * CPU used by the client during the measured part of a run: by each event-loop thread (a loop near 100% busy means
+ * the client, not the server, set the pace: compare mode then refuses to print ratios) and by the whole process
+ * (what the client costs per request, comparable with another load generator's).
  */
 final class LoopCpu {
 
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    private final java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+    private long startProcessCpu = -1;
     private final Map<Long, Long> startCpu = new HashMap<>();
     private long startNs;
 
     void begin(List<LoopDriver> drivers) {
         startNs = System.nanoTime();
+        startProcessCpu = processCpu();
         startCpu.clear();
         for (LoopDriver d : drivers) {
             startCpu.put(d.threadId(), cpu(d.threadId()));
@@ -40,6 +44,16 @@ final class LoopCpu {
             max = Math.max(max, (now - before) / wall);
         }
         return Math.min(1, max);
+    }
+
+    /** CPU seconds of the whole process since {@link #begin}, or -1 when the JVM does not tell. */
+    double processSeconds() {
+        long now = processCpu();
+        return now < 0 || startProcessCpu < 0 ? -1 : (now - startProcessCpu) / 1e9;
+    }
+
+    private long processCpu() {
+        return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : -1;
     }
 
     private long cpu(long threadId) {

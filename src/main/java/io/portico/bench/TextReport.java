@@ -27,6 +27,10 @@ public final class TextReport {
         if (r.options().openLoop()) {
             sb.append('\n').append(rate(r));
         }
+        String client = client(r);
+        if (!client.isEmpty()) {
+            sb.append('\n').append(client);
+        }
         for (String w : r.warnings()) {
             sb.append('\n').append(w).append('\n');
         }
@@ -77,6 +81,23 @@ public final class TextReport {
             sb.append(String.format(Locale.ROOT, " %6s  %9.2f%s%n", label, v, p == 100 ? " (longest request)" : ""));
         }
         return sb.toString();
+    }
+
+    /** What the client itself cost, and whether it may have set the pace; empty when the JVM does not tell. */
+    static String client(BenchResult r) {
+        StringBuilder sb = new StringBuilder();
+        if (r.clientCpuS() >= 0) {
+            sb.append(String.format(Locale.ROOT, "Client CPU: %.2f s (%.2f us per transaction)", r.clientCpuS(),
+                    r.clientCpuUsPerResponse()));
+        }
+        if (r.clientBusy() >= 0) {
+            sb.append(sb.isEmpty() ? "Client: " : "; ").append(String.format(Locale.ROOT,
+                    "busiest event loop %.0f%% busy", 100 * r.clientBusy()));
+            if (r.clientBusy() >= CompareRun.CLIENT_BUSY_LIMIT) {
+                sb.append(" (the client may have set the pace: add --threads, or load from another machine)");
+            }
+        }
+        return sb.isEmpty() ? "" : sb.append('\n').toString();
     }
 
     static String errors(BenchResult r) {

@@ -5,6 +5,7 @@ import io.portico.bench.BenchOptions;
 import io.portico.bench.BenchResult;
 import io.portico.bench.BenchRun;
 import io.portico.bench.ClientLoops;
+import io.portico.bench.ClientWarmup;
 import io.portico.bench.HtmlReport;
 import io.portico.bench.JsonReport;
 import io.portico.bench.TextReport;
@@ -81,6 +82,9 @@ public final class BenchCommand implements Callable<Integer> {
                     options.openLoop() ? "open loop at " + options.rate() + " req/s" : "closed loop",
                     options.targets().size() == 1 ? options.targets().get(0) : options.targets().size() + " URLs");
             report.flush();
+            if (load.clientWarmup) {
+                ClientWarmup.run(loops, options);
+            }
             result = new BenchRun(options, loops, System.console() != null ? err : null, err).run();
         } catch (IllegalArgumentException e) {
             err.println("portico bench: " + e.getMessage());

@@ -3,6 +3,7 @@ package io.portico.cli;
 import io.portico.bench.BenchOptions;
 import io.portico.bench.BuiltInScenarios;
 import io.portico.bench.ClientLoops;
+import io.portico.bench.ClientWarmup;
 import io.portico.bench.CompareReport;
 import io.portico.bench.CompareResult;
 import io.portico.bench.CompareRun;
@@ -77,6 +78,9 @@ final class CompareCommand implements Callable<Integer> {
         String commandLine = "portico bench compare "
                 + String.join(" ", spec.commandLine().getParseResult().originalArgs());
         try (ClientLoops loops = new ClientLoops(options.threads(), transport)) {
+            if (load.clientWarmup) {
+                ClientWarmup.run(loops, options);
+            }
             if (a == null) {
                 Path dir = Files.createTempDirectory("portico-bench-");
                 out.print(new BuiltInScenarios(options, rounds, BuiltInScenarios.javaPrefix(), MAIN_CLASS, dir, loops,

@@ -58,6 +58,12 @@ final class LoadOptions {
             description = "Warm-up excluded from the figures.")
     String warmup;
 
+    @Option(names = "--client-warmup", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Before the run, load an in-process responder (40,000 requests, 5,000 without keep-alive) "
+                    + "so that the client's own JIT warm-up is not measured as the server's latency. Default on; the "
+                    + "server under test sees none of it.")
+    boolean clientWarmup;
+
     @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "30s",
             description = "Response timeout; a timed-out request is recorded at this value (default 30s).")
     String timeout;

@@ -25,7 +25,7 @@ class AssertionTest {
         BenchOptions options = Runs.options("http://127.0.0.1:1/", 1, 0, Duration.ofSeconds(2), 0,
                 Duration.ofSeconds(1));
         return new BenchResult(options, 2.0, new Tally(v), total, total, total, total, List.of(), List.of(), Map.of(),
-                null, 0.1, EnvironmentInfo.current(1, "nio"));
+                null, 0.1, -1, EnvironmentInfo.current(1, "nio"));
     }
 
     @Test

@@ -80,7 +80,7 @@ class CompareRunTest {
         v[Tally.SUCCESSES] = 10;
         v[Tally.ERRORS_BASE + ErrorClass.CLIENT_OUT_OF_FILES.ordinal()] = clientErrors;
         return new BenchResult(Runs.options("http://127.0.0.1:1/", 1, 10, null, 0, Duration.ofSeconds(1)), 1,
-                new Tally(v), h, h, h, h, List.of(), List.of(), Map.of(), null, busy,
+                new Tally(v), h, h, h, h, List.of(), List.of(), Map.of(), null, busy, -1,
                 EnvironmentInfo.current(1, "nio"));
     }
 }

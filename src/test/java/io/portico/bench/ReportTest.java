@@ -60,6 +60,25 @@ class ReportTest {
         assertThat(timeline).isNotEmpty();
         assertThat((Map<String, Object>) timeline.get(0)).containsKeys("rps", "errors", "p50_ms", "p99_ms", "max_ms");
         assertThat((Map<String, Object>) m.get("environment")).containsKeys("cores", "jvm", "fd_limit");
+        assertThat((Double) m.get("client_cpu_seconds")).isEqualTo(result.clientCpuS());
+        assertThat((Double) m.get("client_cpu_us_per_response")).isEqualTo(result.clientCpuUsPerResponse());
+    }
+
+    @Test
+    void theClientsOwnCpuIsMeasuredOverTheRun() {
+        assertThat(result.clientCpuS()).isPositive();
+        assertThat(result.clientCpuUsPerResponse()).isEqualTo(result.clientCpuS() * 1e6 / 200);
+        assertThat(TextReport.render(result)).contains("Client CPU: ", " us per transaction); busiest event loop ");
+    }
+
+    @Test
+    void theClientLineSaysWhatTheClientCostAndWhetherItSetThePace() {
+        assertThat(TextReport.client(ReportFixtures.result(1000, 1, 0.95, 0.006))).isEqualTo(
+                "Client CPU: 0.01 s (6.00 us per transaction); busiest event loop 95% busy (the client may have set "
+                        + "the pace: add --threads, or load from another machine)\n");
+        assertThat(TextReport.client(ReportFixtures.result(1000, 1, 0.5, 0.006))).isEqualTo(
+                "Client CPU: 0.01 s (6.00 us per transaction); busiest event loop 50% busy\n");
+        assertThat(TextReport.client(ReportFixtures.result(1000, 1, -1, -1))).isEmpty();
     }
 
     @Test
