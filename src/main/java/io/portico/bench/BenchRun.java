@@ -143,6 +143,7 @@ public final class BenchRun {
         warnings.addAll(StallDetector.warnings(options, collector.total(), collector.timeline()));
         return new BenchResult(options, elapsed, collector.tally(), collector.total(), collector.connect(),
                 collector.waiting(), collector.processing(), collector.timeline(), warnings, Map.copyOf(firstMessages),
-                stoppedEarly, clientBusy, clientCpuS, EnvironmentInfo.current(clientLoops.threads(), clientLoops.transport()));
+                stoppedEarly, clientBusy, clientCpuS,
+                EnvironmentInfo.current(clientLoops.threads(), clientLoops.transport()));
     }
 }

@@ -1,6 +1,7 @@
 package io.portico.bench;
 
 import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
 import java.lang.management.ThreadMXBean;
 import java.util.HashMap;
 import java.util.List;
@@ -14,10 +15,10 @@ import java.util.Map;
 final class LoopCpu {
 
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-    private final java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-    private long startProcessCpu = -1;
+    private final OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
     private final Map<Long, Long> startCpu = new HashMap<>();
     private long startNs;
+    private long startProcessCpu = -1;
 
     void begin(List<LoopDriver> drivers) {
         startNs = System.nanoTime();

@@ -59,9 +59,9 @@ final class LoadOptions {
     String warmup;
 
     @Option(names = "--client-warmup", negatable = true, defaultValue = "true", fallbackValue = "true",
-            description = "Before the run, load an in-process responder (40,000 requests, 5,000 without keep-alive) "
-                    + "so that the client's own JIT warm-up is not measured as the server's latency. Default on; the "
-                    + "server under test sees none of it.")
+            description = "Before the run, load an in-process responder until the client's own JIT is quiet (rounds "
+                    + "of 20,000 requests, at most 8; one of 5,000 without keep-alive), so that the client's warm-up "
+                    + "is not measured as the server's latency. Default on; the server under test sees none of it.")
     boolean clientWarmup;
 
     @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "30s",
