@@ -85,7 +85,7 @@ public final class PorticoServer implements AutoCloseable {
                 .channel(transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .option(ChannelOption.SO_REUSEADDR, true)
-                .childOption(ChannelOption.TCP_NODELAY, true)
+                // no TCP_NODELAY child option: every transport's accepted channels have it on by default (tested)
                 .childHandler(initializer);
         // With SO_REUSEPORT every event loop gets its own listener and the kernel spreads connections.
         boolean reusePort = transport.reusePort() != null;

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.util.AttributeKey;
 import io.portico.config.UpstreamConfig;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -24,11 +25,18 @@ public final class LoopConnections {
     static final int MAX_HEADER_SIZE = 32 * 1024;
     /** The name of the connection's own handler, after the codec. */
     static final String HANDLER = "upstream";
+    private static final HttpDecoderConfig DECODER = new HttpDecoderConfig()
+            .setMaxInitialLineLength(MAX_INITIAL_LINE)
+            .setMaxHeaderSize(MAX_HEADER_SIZE);
+    private static final AttributeKey<UpstreamConnection> CONNECTION =
+            AttributeKey.valueOf(LoopConnections.class, "connection");
 
     private final EventLoop loop;
     private final UpstreamConfig config;
     private final Transport transport;
     private final List<ArrayDeque<UpstreamConnection>> idle;
+    /** One per server, built on its first connection: options and initializer are the same for every one after. */
+    private final Bootstrap[] bootstraps;
     private boolean closed;
 
     LoopConnections(EventLoop loop, UpstreamConfig config, int servers) {
@@ -36,6 +44,7 @@ public final class LoopConnections {
         this.config = config;
         this.transport = Transport.of(loop);
         this.idle = new java.util.ArrayList<>(servers);
+        this.bootstraps = new Bootstrap[servers];
         for (int i = 0; i < servers; i++) {
             idle.add(new ArrayDeque<>());
         }
@@ -59,36 +68,42 @@ public final class LoopConnections {
 
     /** Opens a new connection to {@code server}; {@code done} gets the connected one or the failure. */
     public void connect(UpstreamServer server, Consumer<UpstreamConnection> connected, Consumer<Throwable> failed) {
-        Bootstrap b = new Bootstrap()
-                .group(loop)
-                .channelFactory(transport.channelFactory(server.address()))
-                .option(ChannelOption.AUTO_READ, false)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
-                        (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()));
-        if (server.address() instanceof io.portico.config.UpstreamAddress.Tcp) {
-            b.option(ChannelOption.TCP_NODELAY, true);
-        }
-        UpstreamConnection[] holder = new UpstreamConnection[1];
-        b.handler(new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                UpstreamConnection c = new UpstreamConnection(ch, server, LoopConnections.this);
-                holder[0] = c;
-                HttpDecoderConfig decoder = new HttpDecoderConfig()
-                        .setMaxInitialLineLength(MAX_INITIAL_LINE)
-                        .setMaxHeaderSize(MAX_HEADER_SIZE);
-                UpstreamCodec.addTo(ch.pipeline(), decoder);
-                ch.pipeline().addLast(HANDLER, c.new Handler());
-            }
-        });
-        ChannelFuture f = b.connect(Transport.socketAddress(server.address()));
+        ChannelFuture f = bootstrap(server).connect();
         f.addListener(done -> {
             if (done.isSuccess()) {
-                connected.accept(holder[0]);
+                connected.accept(f.channel().attr(CONNECTION).get());
             } else {
                 failed.accept(done.cause());
             }
         });
+    }
+
+    /**
+     * TCP_NODELAY is not set here: every transport's socket channel enables it by default, and setting it again costs
+     * a system call per connection (one per request in front of an app server that closes each one).
+     */
+    private Bootstrap bootstrap(UpstreamServer server) {
+        Bootstrap b = bootstraps[server.index()];
+        if (b == null) {
+            b = new Bootstrap()
+                    .group(loop)
+                    .channelFactory(transport.channelFactory(server.address()))
+                    .remoteAddress(Transport.socketAddress(server.address()))
+                    .option(ChannelOption.AUTO_READ, false)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                            (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()))
+                    .handler(new ChannelInitializer<Channel>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            UpstreamConnection c = new UpstreamConnection(ch, server, LoopConnections.this);
+                            ch.attr(CONNECTION).set(c);
+                            UpstreamCodec.addTo(ch.pipeline(), DECODER);
+                            ch.pipeline().addLast(HANDLER, c.new Handler());
+                        }
+                    });
+            bootstraps[server.index()] = b;
+        }
+        return b;
     }
 
     void offer(UpstreamConnection c) {

@@ -1,0 +1,92 @@
+package io.portico.upstream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.portico.config.UpstreamAddress;
+import io.portico.config.UpstreamConfig;
+import io.portico.config.UpstreamServerConfig;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Upstream connections come from one bootstrap per server and loop, which sets no TCP_NODELAY (one system call per
+ * connection saved): each connection is its own, on every transport, and has Nagle off anyway, read back from the
+ * socket.
+ */
+class UpstreamSocketOptionsTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"epoll", "io_uring", "nio"})
+    void eachConnectionIsItsOwnAndHasNagleOff(String name) throws Exception {
+        IoHandlerFactory factory = switch (name) {
+            case "epoll" -> {
+                assumeTrue(Epoll.isAvailable(), "epoll does not load here");
+                yield EpollIoHandler.newFactory();
+            }
+            case "io_uring" -> {
+                assumeTrue(IoUring.isAvailable(), "io_uring does not load here");
+                yield IoUringIoHandler.newFactory();
+            }
+            default -> NioIoHandler.newFactory();
+        };
+        MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1, factory);
+        try (ServerSocket listener = new ServerSocket(0, 10, InetAddress.getLoopbackAddress())) {
+            EventLoop loop = group.next();
+            UpstreamServerConfig serverConfig = new UpstreamServerConfig(new UpstreamAddress.Tcp("127.0.0.1",
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), listener.getLocalPort())), 1, 0,
+                    Duration.ofSeconds(10), false);
+            UpstreamConfig config = new UpstreamConfig("app", List.of(serverConfig),
+                    UpstreamConfig.Balance.ROUND_ROBIN, "$request_uri", 8, Duration.ofSeconds(10), 0, 0,
+                    Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(5), 1,
+                    Optional.empty());
+            UpstreamServer server = new UpstreamServer(serverConfig, 0, System::nanoTime,
+                    new ConnectionLimit(0, 0, Duration.ofSeconds(1), new AtomicInteger()));
+            LoopConnections pool = new LoopConnections(loop, config, 1);
+
+            UpstreamConnection first = connect(loop, pool, server);
+            UpstreamConnection second = connect(loop, pool, server);
+            try (Socket a = listener.accept(); Socket b = listener.accept()) {
+                assertThat(second).isNotSameAs(first);
+                assertThat(second.channel()).isNotSameAs(first.channel());
+                for (UpstreamConnection c : List.of(first, second)) {
+                    assertThat(c.channel().isActive()).isTrue();
+                    assertThat(c.server()).isSameAs(server);
+                    assertThat(c.channel().pipeline().get(LoopConnections.HANDLER)).isNotNull();
+                    assertThat(c.channel().config().getOption(ChannelOption.TCP_NODELAY)).as(name).isTrue();
+                }
+            } finally {
+                first.channel().close().sync();
+                second.channel().close().sync();
+            }
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    private static UpstreamConnection connect(EventLoop loop, LoopConnections pool, UpstreamServer server)
+            throws Exception {
+        CompletableFuture<UpstreamConnection> done = new CompletableFuture<>();
+        loop.execute(() -> pool.connect(server, done::complete, done::completeExceptionally));
+        return done.get(5, TimeUnit.SECONDS);
+    }
+}
