@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -18,6 +19,7 @@ import picocli.CommandLine;
 class BenchCommandTest {
 
     private HttpServer server;
+    private final AtomicInteger served = new AtomicInteger();
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
 
@@ -26,6 +28,7 @@ class BenchCommandTest {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/", exchange -> {
             byte[] body = "hello".getBytes(StandardCharsets.UTF_8);
+            served.incrementAndGet();
             exchange.getRequestBody().readAllBytes();
             exchange.sendResponseHeaders(200, body.length);
             exchange.getResponseBody().write(body);
@@ -58,6 +61,16 @@ class BenchCommandTest {
         assertThat(code).as(err.toString()).isZero();
         assertThat(out.toString()).contains("Transactions:\t\t          20 hits");
         assertThat(Files.readString(json)).contains("\"transaction_rate_per_s\"").contains("\"command_line\"");
+    }
+
+    @Test
+    void theClientWarmupSendsNothingToTheServerUnderTestAndCanBeTurnedOff() {
+        assertThat(run("-c", "2", "-n", "20", "--threads", "1", url())).as(err.toString()).isZero();
+        assertThat(served).as("warmed up in-process, then exactly -n requests").hasValue(20);
+        assertThat(out.toString()).contains("Transactions:\t\t          20 hits").contains("Client CPU: ");
+
+        assertThat(run("-c", "2", "-n", "20", "--threads", "1", "--no-client-warmup", url())).isZero();
+        assertThat(served).hasValue(40);
     }
 
     @Test
