@@ -80,7 +80,7 @@ public final class ClientWarmup {
             return ResultMerge.merge(results);
         } finally {
             server.close().sync();
-            ((ByteBuf) response.unwrap()).release();
+            response.unwrap().release();
         }
     }
 

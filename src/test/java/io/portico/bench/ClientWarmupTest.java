@@ -55,6 +55,7 @@ class ClientWarmupTest {
             while (!server.isClosed()) {
                 try (Socket s = server.accept()) {
                     accepted.incrementAndGet();
+                    s.shutdownOutput(); // nothing is ever answered here
                 } catch (IOException closed) {
                     return;
                 }

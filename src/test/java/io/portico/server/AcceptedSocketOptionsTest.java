@@ -47,6 +47,7 @@ class AcceptedSocketOptionsTest {
             try (Socket client = new Socket(InetAddress.getLoopbackAddress(),
                     ((InetSocketAddress) listener.localAddress()).getPort())) {
                 assertThat(noDelay.get(5, TimeUnit.SECONDS)).as(transport.name()).isTrue();
+                assertThat(client.isConnected()).isTrue();
             } finally {
                 listener.close().sync();
             }
