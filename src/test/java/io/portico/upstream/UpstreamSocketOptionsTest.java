@@ -66,6 +66,8 @@ class UpstreamSocketOptionsTest {
             UpstreamConnection first = connect(loop, pool, server);
             UpstreamConnection second = connect(loop, pool, server);
             try (Socket a = listener.accept(); Socket b = listener.accept()) {
+                assertThat(a.getRemoteSocketAddress()).as("two connections arrived")
+                        .isNotEqualTo(b.getRemoteSocketAddress());
                 assertThat(second).isNotSameAs(first);
                 assertThat(second.channel()).isNotSameAs(first.channel());
                 for (UpstreamConnection c : List.of(first, second)) {
