@@ -24,14 +24,12 @@ import java.util.List;
  * (the ambiguity request smuggling lives on). Like HttpServerCodec it remembers request methods so that a
  * response to HEAD carries no body.
  *
- * <p>The decoder and the encoder are two pipeline handlers ({@value #DECODER}, {@value #ENCODER}) rather than one
- * {@code CombinedChannelDuplexHandler}: each event then skips the half that does not handle it, where the combined
- * handler would relay every read, write and flush through a delegating context.
+ * <p>The decoder and the encoder are two pipeline handlers ({@value ClientPipeline#DECODER},
+ * {@value ClientPipeline#ENCODER}) rather than one {@code CombinedChannelDuplexHandler}: each event then skips the
+ * half that does not handle it, where the combined handler would relay every read, write and flush through a
+ * delegating context.
  */
 final class ServerCodec {
-    static final String DECODER = ClientPipeline.DECODER;
-    static final String ENCODER = ClientPipeline.ENCODER;
-
     private ServerCodec() {}
 
     static void addTo(ChannelPipeline p, int maxRequestLine, int maxHeaderSize) {
@@ -43,8 +41,8 @@ final class ServerCodec {
                 .setStrictLineParsing(true)
                 .setAllowDuplicateContentLengths(false)
                 .setValidateHeaders(true);
-        p.addLast(DECODER, new RequestDecoder(config, methods));
-        p.addLast(ENCODER, new ResponseEncoder(methods));
+        p.addLast(ClientPipeline.DECODER, new RequestDecoder(config, methods));
+        p.addLast(ClientPipeline.ENCODER, new ResponseEncoder(methods));
     }
 
     /** Framing that a front tier must refuse even though Netty would accept it. */
