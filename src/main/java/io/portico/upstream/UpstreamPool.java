@@ -30,10 +30,11 @@ public final class UpstreamPool implements AutoCloseable {
         List<UpstreamServer> primary = new ArrayList<>();
         List<UpstreamServer> backup = new ArrayList<>();
         AtomicInteger queued = new AtomicInteger();
+        boolean alone = config.servers().size() == 1;
         for (UpstreamServerConfig sc : config.servers()) {
             ConnectionLimit limit = new ConnectionLimit(config.maxConnections(), config.maxQueue(),
                     config.queueTimeout(), queued);
-            UpstreamServer s = new UpstreamServer(sc, all.size(), nanoClock, limit);
+            UpstreamServer s = new UpstreamServer(sc, all.size(), nanoClock, limit, alone && !sc.backup());
             all.add(s);
             (sc.backup() ? backup : primary).add(s);
         }

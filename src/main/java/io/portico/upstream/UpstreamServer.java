@@ -8,7 +8,9 @@ import java.util.function.LongSupplier;
 /**
  * One server of a pool: its address and weight, how many requests it has in flight, and whether it may be chosen.
  * It is out of rotation while passive health has it failed ({@code maxFails} failures within {@code failTimeout}
- * take it out for {@code failTimeout}, as nginx does) or while active health checks have it down.
+ * take it out for {@code failTimeout}, as nginx does) or while active health checks have it down. As in nginx, the
+ * only server of a pool without backups is never taken out passively: out of rotation, it would turn one failure
+ * into {@code failTimeout} of 502s for every request, with nowhere else to send them.
  */
 public final class UpstreamServer {
     private final UpstreamServerConfig config;
@@ -16,6 +18,7 @@ public final class UpstreamServer {
     private final LongSupplier nanoClock;
     private final AtomicInteger active = new AtomicInteger();
     private final ConnectionLimit limit;
+    private final boolean passiveHealth;
     private volatile boolean checkedUp = true;
 
     // Passive health: guarded by this.
@@ -24,11 +27,14 @@ public final class UpstreamServer {
     private long downUntil;
     private boolean down;
 
-    UpstreamServer(UpstreamServerConfig config, int index, LongSupplier nanoClock, ConnectionLimit limit) {
+    /** @param alone whether this is its pool's only server, with no backup: then failures never take it out */
+    UpstreamServer(UpstreamServerConfig config, int index, LongSupplier nanoClock, ConnectionLimit limit,
+            boolean alone) {
         this.config = config;
         this.index = index;
         this.nanoClock = nanoClock;
         this.limit = limit;
+        this.passiveHealth = !alone && config.maxFails() > 0;
     }
 
     public UpstreamAddress address() {
@@ -80,7 +86,7 @@ public final class UpstreamServer {
 
     /** A connect error, a reset before the response, or a timeout: counts towards {@code maxFails}. */
     public synchronized void failed() {
-        if (config.maxFails() <= 0) {
+        if (!passiveHealth) {
             return;
         }
         long now = nanoClock.getAsLong();

@@ -29,7 +29,7 @@ class LoopConnectionsIdleTest {
             UpstreamConfig.Balance.ROUND_ROBIN, "$request_uri", 8, Duration.ofMillis(100), 0, 0, Duration.ofSeconds(1),
             Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(5), 1, Optional.empty());
     private final UpstreamServer server = new UpstreamServer(serverConfig, 0, System::nanoTime,
-            new ConnectionLimit(0, 0, Duration.ofSeconds(1), new AtomicInteger()));
+            new ConnectionLimit(0, 0, Duration.ofSeconds(1), new AtomicInteger()), true);
     private final LoopConnections pool = new LoopConnections(loop, config, 1);
 
     @AfterEach

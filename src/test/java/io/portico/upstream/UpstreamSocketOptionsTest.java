@@ -60,7 +60,7 @@ class UpstreamSocketOptionsTest {
                     Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(5), 1,
                     Optional.empty());
             UpstreamServer server = new UpstreamServer(serverConfig, 0, System::nanoTime,
-                    new ConnectionLimit(0, 0, Duration.ofSeconds(1), new AtomicInteger()));
+                    new ConnectionLimit(0, 0, Duration.ofSeconds(1), new AtomicInteger()), true);
             LoopConnections pool = new LoopConnections(loop, config, 1);
 
             UpstreamConnection first = connect(loop, pool, server);
