@@ -149,14 +149,23 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
     }
 
     /**
-     * Attempt {@code a} failed. After the response head: the server's fault, and the client connection is closed.
-     * Before it: {@link Failover} decides between the same server afresh (not the server's fault), the next server
-     * and giving up with the failure's status; the two last count toward the server's {@code max-fails}.
+     * Attempt {@code a} failed. After the response head went to the client: the server's fault, and the client
+     * connection is closed. After the head arrived but before it went out: the server's fault, and the failure's
+     * status. Before the head: {@link Failover} decides between the same server afresh (not the server's fault),
+     * the next server and giving up with the failure's status; the two last count toward the server's
+     * {@code max-fails}.
      */
     private void failed(Attempt a, UpstreamFailure failure) {
         if (response.started()) {
             a.server.failed();
             abortClient(failure.reason());
+            return;
+        }
+        if (response.dropHeldHead()) {
+            // The upstream began to answer and broke off before any of it reached the client: the client gets a
+            // whole 502/504 on a connection that stays usable. Not replayed: the app has acted on the request.
+            a.server.failed();
+            reject(failure);
             return;
         }
         lastFailure = failure;

@@ -56,7 +56,18 @@ final class ResponseRelay {
 
     /** Whether the response head went to the client: from then on a failure can only close the connection. */
     boolean started() {
-        return started;
+        return started && heldHead == null;
+    }
+
+    /**
+     * Whether the upstream's response head arrived and is held back, no byte of it sent yet. A failure now can still
+     * give the client a whole error response instead of a closed connection; the head is dropped (it holds no
+     * buffer).
+     */
+    boolean dropHeldHead() {
+        boolean held = heldHead != null;
+        heldHead = null;
+        return held;
     }
 
     boolean upstreamDone() {

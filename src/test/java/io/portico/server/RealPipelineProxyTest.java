@@ -102,6 +102,15 @@ class RealPipelineProxyTest {
                     return;
                 }
                 String line = h.substring(0, h.indexOf("\r\n"));
+                if (line.startsWith("GET /head-then-")) {
+                    // a head that promises a body, then nothing: the app died (close) or hangs (stall)
+                    out.write("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    if (line.startsWith("GET /head-then-stall")) {
+                        in.transferTo(OutputStream.nullOutputStream()); // until the proxy gives up and closes
+                    }
+                    return;
+                }
                 byte[] body = line.getBytes(StandardCharsets.UTF_8);
                 out.write(("HTTP/1.1 200 OK\r\nContent-Length: " + body.length + "\r\n\r\n")
                         .getBytes(StandardCharsets.US_ASCII));
@@ -114,7 +123,13 @@ class RealPipelineProxyTest {
     }
 
     private int portico(int appPort) throws Exception {
-        PorticoConfig config = TestServers.config("upstreams { app { servers = [\"127.0.0.1:" + appPort + "\"] } }\n"
+        return portico(appPort, "");
+    }
+
+    /** @param upstreamSettings more keys of the {@code app} upstream, e.g. {@code read-timeout = 300ms} */
+    private int portico(int appPort, String upstreamSettings) throws Exception {
+        PorticoConfig config = TestServers.config("upstreams { app { servers = [\"127.0.0.1:" + appPort + "\"]\n"
+                + upstreamSettings + "\n} }\n"
                 + "trusted-proxies = []\n"
                 + "locations = [ { path = \"/\", proxy = app } ]", Path.of("."));
         Transport transport = io.portico.testing.TestTransport.of(true);
@@ -208,6 +223,28 @@ class RealPipelineProxyTest {
         List<String> b = seen.stream().filter(h -> h.startsWith("GET /b HTTP/1.1\r\n")).toList();
         assertThat(b).hasSize(2);
         assertThat(b.get(1)).isEqualTo(b.get(0)).containsIgnoringCase("host: site\r\n");
+    }
+
+    @Test
+    void anUpstreamThatDiesOrStallsAfterItsHeadGivesTheClientAWhole502Or504AndTheConnectionLivesOn() throws Exception {
+        int port = portico(app(), "read-timeout = 300ms");
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(10_000);
+            OutputStream out = s.getOutputStream();
+            InputStream in = s.getInputStream();
+            // Nothing of the upstream's head reached the client yet, so the client gets an answer, not a cut
+            // connection; and on the same connection the next request goes through.
+            for (String[] pathAndStatus : new String[][] {{"/head-then-close", "502"}, {"/head-then-stall", "504"}}) {
+                out.write(("GET " + pathAndStatus[0] + " HTTP/1.1\r\nHost: site\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                assertThat(readResponse(in)).startsWith("HTTP/1.1 " + pathAndStatus[1])
+                        .doesNotContainIgnoringCase("connection: close");
+                out.write("GET /after HTTP/1.1\r\nHost: site\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                assertThat(readResponse(in)).startsWith("HTTP/1.1 200").endsWith("GET /after HTTP/1.1");
+            }
+        }
+        // the app acted on each request once: a request whose answer had begun is not replayed
+        assertThat(seen.stream().filter(h -> h.startsWith("GET /head-then-"))).hasSize(2);
     }
 
     @Test
