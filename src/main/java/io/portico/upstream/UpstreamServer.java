@@ -21,11 +21,12 @@ public final class UpstreamServer {
     private final boolean passiveHealth;
     private volatile boolean checkedUp = true;
 
-    // Passive health: guarded by this.
-    private int fails;
+    // Passive health: written under this lock. Every proxied request reads it (available, succeeded) from every
+    // event loop, so the common case (no failures) is a volatile read that takes no lock.
+    private volatile int fails;
     private long firstFailAt;
     private long downUntil;
-    private boolean down;
+    private volatile boolean down;
 
     /** @param alone whether this is its pool's only server, with no backup: then failures never take it out */
     UpstreamServer(UpstreamServerConfig config, int index, LongSupplier nanoClock, ConnectionLimit limit,
@@ -75,13 +76,18 @@ public final class UpstreamServer {
         return checkedUp && !passivelyDown();
     }
 
-    private synchronized boolean passivelyDown() {
-        if (down && nanoClock.getAsLong() - downUntil >= 0) {
-            // nginx lets traffic back after fail_timeout; a new failure takes it out again.
-            down = false;
-            fails = 0;
+    private boolean passivelyDown() {
+        if (!down) {
+            return false;
         }
-        return down;
+        synchronized (this) {
+            if (down && nanoClock.getAsLong() - downUntil >= 0) {
+                // nginx lets traffic back after fail_timeout; a new failure takes it out again.
+                down = false;
+                fails = 0;
+            }
+            return down;
+        }
     }
 
     /** A connect error, a reset before the response, or a timeout: counts towards {@code maxFails}. */
@@ -102,9 +108,14 @@ public final class UpstreamServer {
     }
 
     /** A complete response: forgets earlier failures. */
-    public synchronized void succeeded() {
-        if (!down) {
-            fails = 0;
+    public void succeeded() {
+        if (fails == 0) {
+            return;
+        }
+        synchronized (this) {
+            if (!down) {
+                fails = 0;
+            }
         }
     }
 
