@@ -6,6 +6,7 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -28,9 +29,23 @@ public final class ManagedProcess implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(hook);
     }
 
-    /** Starts {@code command}, output (both streams) to {@code log}. */
+    /**
+     * util-linux's setsid, where there is one. A server started in the client's session shares the client's
+     * scheduler autogroup (Linux's default on desktops and many servers), so the group's CPU share is split between
+     * the load generator and the server it measures; a daemonized nginx or a systemd service never is. setsid
+     * gives the child a session, so a group, of its own; it replaces itself with the command (a child of a JVM is
+     * no process-group leader, so setsid does not fork), so the pid and exit code stay the command's.
+     */
+    private static final Path SETSID = Path.of("/usr/bin/setsid");
+
+    /** Starts {@code command} in a session of its own where it can, output (both streams) to {@code log}. */
     public static ManagedProcess start(String name, List<String> command, Path log) throws IOException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        List<String> argv = new ArrayList<>();
+        if (Files.isExecutable(SETSID)) {
+            argv.add(SETSID.toString());
+        }
+        argv.addAll(command);
+        Process p = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         return new ManagedProcess(name, p, log);
     }
 

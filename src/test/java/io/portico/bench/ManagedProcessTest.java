@@ -2,8 +2,10 @@ package io.portico.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,6 +32,26 @@ class ManagedProcessTest {
         }
         assertThat(p.isAlive()).isFalse();
         assertThat(ProcessHandle.of(p.pid()).map(ProcessHandle::isAlive).orElse(false)).isFalse();
+    }
+
+    @Test
+    void aScenarioProcessRunsInASessionOfItsOwn(@TempDir Path dir) throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/setsid")) && Files.exists(Path.of("/proc/self/stat")),
+                "Linux with util-linux's setsid");
+        int port = BuiltInScenarios.freePort();
+        try (ManagedProcess p = ManagedProcess.start("listener", command(String.valueOf(port)), dir.resolve("l.log"))) {
+            p.awaitPort(port, Duration.ofSeconds(20));
+            // the pid is the listener itself (setsid replaced itself with it), and its session is not ours
+            assertThat(ProcessHandle.of(p.pid()).flatMap(h -> h.info().command()).orElse("")).endsWith("java");
+            assertThat(session(p.pid())).isEqualTo(p.pid()).isNotEqualTo(session(ProcessHandle.current().pid()));
+        }
+    }
+
+    /** Field 6 of /proc/PID/stat, after the parenthesised command name. */
+    private static long session(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(fields[3]);
     }
 
     @Test
