@@ -110,7 +110,8 @@ public final class JsonReport {
         w.endObject();
         w.name("client_loop_busy_percent").value(r.clientBusy() < 0 ? Double.NaN : 100 * r.clientBusy());
         w.name("client_cpu_seconds").value(r.clientCpuS() < 0 ? Double.NaN : r.clientCpuS());
-        w.name("client_cpu_us_per_response").value(r.clientCpuS() < 0 ? Double.NaN : r.clientCpuUsPerResponse());
+        w.name("client_cpu_us_per_response")
+                .value(r.clientCpuUsPerResponse() < 0 ? Double.NaN : r.clientCpuUsPerResponse());
         w.name("stopped_early").value(r.stoppedEarly());
         w.name("warnings").beginArray();
         r.warnings().forEach(w::value);

@@ -87,8 +87,10 @@ public final class TextReport {
     static String client(BenchResult r) {
         StringBuilder sb = new StringBuilder();
         if (r.clientCpuS() >= 0) {
-            sb.append(String.format(Locale.ROOT, "Client CPU: %.2f s (%.2f us per transaction)", r.clientCpuS(),
-                    r.clientCpuUsPerResponse()));
+            sb.append(String.format(Locale.ROOT, "Client CPU: %.2f s", r.clientCpuS()));
+            if (r.clientCpuUsPerResponse() >= 0) {
+                sb.append(String.format(Locale.ROOT, " (%.2f us per transaction)", r.clientCpuUsPerResponse()));
+            }
         }
         if (r.clientBusy() >= 0) {
             sb.append(sb.isEmpty() ? "Client: " : "; ").append(String.format(Locale.ROOT,

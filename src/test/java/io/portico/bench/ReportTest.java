@@ -72,6 +72,16 @@ class ReportTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
+    void aRunWithNoResponseHasNoCpuPerTransaction() {
+        BenchResult none = ReportFixtures.result(0, 1, 0.5, 0.006);
+        assertThat(TextReport.client(none)).isEqualTo("Client CPU: 0.01 s; busiest event loop 50% busy\n");
+        Map<String, Object> m = (Map<String, Object>) MiniJson.parse(JsonReport.render(none, "x"));
+        assertThat(m).containsEntry("client_cpu_us_per_response", null);
+        assertThat((Double) m.get("client_cpu_seconds")).isEqualTo(0.006);
+    }
+
+    @Test
     void theClientLineSaysWhatTheClientCostAndWhetherItSetThePace() {
         assertThat(TextReport.client(ReportFixtures.result(1000, 1, 0.95, 0.006))).isEqualTo(
                 "Client CPU: 0.01 s (6.00 us per transaction); busiest event loop 95% busy (the client may have set "
