@@ -16,16 +16,7 @@ final class SmoothWeightedRoundRobin implements Balancer {
     }
 
     @Override
-    public UpstreamServer pick(Selection selection) {
-        if (servers.size() == 1) {
-            // no rotation to keep: every event loop picks without taking the lock
-            UpstreamServer only = servers.get(0);
-            return selection.usable(only) ? only : null;
-        }
-        return rotate(selection);
-    }
-
-    private synchronized UpstreamServer rotate(Selection selection) {
+    public synchronized UpstreamServer pick(Selection selection) {
         int best = -1;
         int total = 0;
         for (int i = 0; i < servers.size(); i++) {
