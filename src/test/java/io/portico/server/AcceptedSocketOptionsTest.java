@@ -1,7 +1,6 @@
 package io.portico.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -9,6 +8,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.portico.config.IoTransport;
+import io.portico.testing.TestTransport;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -26,13 +26,7 @@ class AcceptedSocketOptionsTest {
     @ParameterizedTest
     @EnumSource(value = IoTransport.class, names = {"EPOLL", "IO_URING", "NIO"})
     void acceptedConnectionsHaveNagleOff(IoTransport choice) throws Exception {
-        Transport transport;
-        try {
-            transport = Transport.select(choice, note -> { });
-        } catch (Transport.TransportUnavailableException e) {
-            assumeTrue(false, e.getMessage());
-            return;
-        }
+        Transport transport = TestTransport.loadedOrSkip(choice);
         MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
         CompletableFuture<Boolean> noDelay = new CompletableFuture<>();
         try {

@@ -1,5 +1,7 @@
 package io.portico.testing;
 
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.portico.config.IoTransport;
 import io.portico.server.Transport;
 
@@ -21,6 +23,16 @@ public final class TestTransport {
             return Transport.select(choice, note -> { });
         } catch (Transport.TransportUnavailableException e) {
             throw new IllegalStateException("PORTICO_TRANSPORT: " + e.getMessage(), e);
+        }
+    }
+
+    /** The transport {@code choice} names, for a test that runs on each: the test is skipped where it does not load. */
+    public static Transport loadedOrSkip(IoTransport choice) {
+        try {
+            return Transport.select(choice, note -> { });
+        } catch (Transport.TransportUnavailableException e) {
+            assumeTrue(false, e.getMessage());
+            throw new AssertionError("unreachable: the assumption above aborts the test");
         }
     }
 }

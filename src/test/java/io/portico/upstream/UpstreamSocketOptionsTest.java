@@ -1,20 +1,16 @@
 package io.portico.upstream;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.uring.IoUring;
-import io.netty.channel.uring.IoUringIoHandler;
+import io.portico.config.IoTransport;
 import io.portico.config.UpstreamAddress;
 import io.portico.config.UpstreamConfig;
 import io.portico.config.UpstreamServerConfig;
+import io.portico.server.Transport;
+import io.portico.testing.TestTransport;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -26,7 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Upstream connections come from one bootstrap per server and loop, which sets no TCP_NODELAY (one system call per
@@ -36,20 +32,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 class UpstreamSocketOptionsTest {
 
     @ParameterizedTest
-    @ValueSource(strings = {"epoll", "io_uring", "nio"})
-    void eachConnectionIsItsOwnAndHasNagleOff(String name) throws Exception {
-        IoHandlerFactory factory = switch (name) {
-            case "epoll" -> {
-                assumeTrue(Epoll.isAvailable(), "epoll does not load here");
-                yield EpollIoHandler.newFactory();
-            }
-            case "io_uring" -> {
-                assumeTrue(IoUring.isAvailable(), "io_uring does not load here");
-                yield IoUringIoHandler.newFactory();
-            }
-            default -> NioIoHandler.newFactory();
-        };
-        MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1, factory);
+    @EnumSource(value = IoTransport.class, names = {"EPOLL", "IO_URING", "NIO"})
+    void eachConnectionIsItsOwnAndHasNagleOff(IoTransport choice) throws Exception {
+        Transport transport = TestTransport.loadedOrSkip(choice);
+        String name = transport.name();
+        MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
         try (ServerSocket listener = new ServerSocket(0, 10, InetAddress.getLoopbackAddress())) {
             EventLoop loop = group.next();
             UpstreamServerConfig serverConfig = new UpstreamServerConfig(new UpstreamAddress.Tcp("127.0.0.1",
