@@ -13,10 +13,11 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.portico.config.LocationConfig;
-import io.portico.config.UpstreamAddress;
 import io.portico.route.ClientExchange;
+import io.portico.upstream.UpstreamServer;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.util.Iterator;
 import java.util.Map;
 
 /**
@@ -39,12 +40,17 @@ final class ForwardedRequest {
         boolean chunked = HttpUtil.isTransferEncodingChunked(in);
         // The client's headers were validated by the server's decoder; validating each copy again cost throughput.
         HttpHeaders out = DefaultHttpHeadersFactory.headersFactory().withValidation(false).newHeaders();
-        for (Map.Entry<String, String> h : src) {
-            if (h.getKey().indexOf('_') < 0) {
-                out.add(h.getKey(), h.getValue());
+        // Hop-by-hop headers are left out while copying rather than removed after: a remove is a hash lookup.
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = src.iteratorCharSequence(); it.hasNext(); ) {
+            Map.Entry<CharSequence, CharSequence> h = it.next();
+            CharSequence name = h.getKey();
+            if (!hasUnderscore(name) && !HopByHop.always(name)) {
+                out.add(name, h.getValue());
             }
         }
-        HopByHop.remove(out);
+        if (src.contains(HttpHeaderNames.CONNECTION)) {
+            HopByHop.removeNamedBy(src, out);
+        }
         out.remove(HttpHeaderNames.EXPECT);
         if (websocket) {
             out.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
@@ -83,9 +89,10 @@ final class ForwardedRequest {
 
     private static void forwarding(ClientExchange client, HttpHeaders out, HttpHeaders src, String host) {
         boolean trusted = client.fromTrustedProxy();
-        // Formatting an address allocates: format the peer once, and the client again only when it differs.
+        // Formatting an address allocates: the peer's text is the connection's, the client's formatted only when it
+        // differs.
         InetAddress peerAddress = client.peerAddress().getAddress();
-        String peer = peerAddress.getHostAddress();
+        String peer = client.peerIp();
         String xff = src.get("X-Forwarded-For");
         out.set("X-Forwarded-For", trusted && xff != null && !xff.isBlank() ? xff + ", " + peer : peer);
         InetAddress clientAddress = client.clientAddress().getAddress();
@@ -108,6 +115,15 @@ final class ForwardedRequest {
         element.append(";proto=").append(proto);
         String inForwarded = src.get("Forwarded");
         out.set("Forwarded", trusted && inForwarded != null ? inForwarded + ", " + element : element.toString());
+    }
+
+    private static boolean hasUnderscore(CharSequence name) {
+        for (int i = 0; i < name.length(); i++) {
+            if (name.charAt(i) == '_') {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** RFC 7239 node: IPv6 addresses are bracketed and quoted. */
@@ -146,14 +162,10 @@ final class ForwardedRequest {
     }
 
     /** Sets Host to the chosen server's host:port when configured so, or when the client sent none (HTTP/1.0). */
-    static void hostFor(HttpRequest request, UpstreamAddress server, ProxySettings settings) {
+    static void hostFor(HttpRequest request, UpstreamServer server, ProxySettings settings) {
         String host = request.headers().get(HttpHeaderNames.HOST);
         if (settings.target().hostFromUpstream() || host == null || host.isEmpty()) {
-            request.headers().set(HttpHeaderNames.HOST, upstreamHost(server));
+            request.headers().set(HttpHeaderNames.HOST, server.hostHeader());
         }
-    }
-
-    static String upstreamHost(UpstreamAddress address) {
-        return address instanceof UpstreamAddress.Tcp tcp ? tcp.host() + ":" + tcp.address().getPort() : "localhost";
     }
 }

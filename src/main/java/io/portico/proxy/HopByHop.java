@@ -3,14 +3,15 @@ package io.portico.proxy;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
-import java.util.List;
+import java.util.Iterator;
+import java.util.Map;
 
 /**
  * Hop-by-hop headers (RFC 9110 section 7.6.1): they describe one connection, so a proxy removes them in both
  * directions, together with every header the {@code Connection} header names (as Caddy's removeConnectionHeaders).
  */
 final class HopByHop {
-    private static final List<AsciiString> ALWAYS = List.of(
+    private static final AsciiString[] ALWAYS = {
             HttpHeaderNames.CONNECTION,
             HttpHeaderNames.KEEP_ALIVE,
             HttpHeaderNames.PROXY_CONNECTION,
@@ -18,21 +19,48 @@ final class HopByHop {
             HttpHeaderNames.TE,
             HttpHeaderNames.TRAILER,
             HttpHeaderNames.TRANSFER_ENCODING,
-            HttpHeaderNames.UPGRADE);
+            HttpHeaderNames.UPGRADE};
 
     private HopByHop() {}
 
+    /** Whether {@code name} is hop-by-hop whatever the Connection header says. */
+    static boolean always(CharSequence name) {
+        return indexOf(name) >= 0;
+    }
+
+    /** Removes the hop-by-hop headers of a head in place. */
     static void remove(HttpHeaders headers) {
-        for (String value : headers.getAll(HttpHeaderNames.CONNECTION)) {
+        // Find the ones present in one pass over the names: a head carries one or two of the eight, and removing
+        // an absent one costs a hash lookup all the same.
+        int present = 0;
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); ) {
+            int i = indexOf(it.next().getKey());
+            if (i >= 0) {
+                present |= 1 << i;
+            }
+        }
+        if (present == 0) {
+            return;
+        }
+        if ((present & 1) != 0) { // ALWAYS[0] is Connection
+            removeNamedBy(headers, headers);
+        }
+        for (int i = 0; i < ALWAYS.length; i++) {
+            if ((present & 1 << i) != 0) {
+                headers.remove(ALWAYS[i]);
+            }
+        }
+    }
+
+    /** Removes from {@code target} every header that {@code source}'s Connection header names. */
+    static void removeNamedBy(HttpHeaders source, HttpHeaders target) {
+        for (String value : source.getAll(HttpHeaderNames.CONNECTION)) {
             for (String name : value.split(",")) {
                 String n = name.trim();
                 if (!n.isEmpty()) {
-                    headers.remove(n);
+                    target.remove(n);
                 }
             }
-        }
-        for (AsciiString name : ALWAYS) {
-            headers.remove(name);
         }
     }
 
@@ -40,5 +68,15 @@ final class HopByHop {
     static boolean isWebSocketUpgrade(HttpHeaders headers) {
         return headers.containsValue(HttpHeaderNames.CONNECTION, HttpHeaderNames.UPGRADE, true)
                 && headers.contains(HttpHeaderNames.UPGRADE, "websocket", true);
+    }
+
+    private static int indexOf(CharSequence name) {
+        int length = name.length();
+        for (int i = 0; i < ALWAYS.length; i++) {
+            if (ALWAYS[i].length() == length && ALWAYS[i].contentEqualsIgnoreCase(name)) {
+                return i;
+            }
+        }
+        return -1;
     }
 }

@@ -232,7 +232,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
     /** Like nginx's $upstream_addr, the log names the server that failed (its time: -1, it did not answer). */
     private void logFailedUpstream() {
         if (current != null && "-".equals(client.log().upstream())) {
-            client.log().upstream(current.server.address().toString(), -1);
+            client.log().upstream(current.server.name(), -1);
         }
     }
 
@@ -259,7 +259,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
      */
     Attempt.Handover takeConnection() {
         Attempt a = current;
-        client.log().upstream(a.server.address().toString(), a.elapsedNanos());
+        client.log().upstream(a.server.name(), a.elapsedNanos());
         Attempt.Handover h = a.detach();
         finish();
         return h;

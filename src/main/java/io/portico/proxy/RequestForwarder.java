@@ -121,7 +121,7 @@ final class RequestForwarder {
     /** Writes the head and whatever body there is on the connection of {@code a}, and flushes. */
     void sendOn(Attempt a) {
         Channel up = a.channel();
-        ForwardedRequest.hostFor(head, a.server.address(), settings);
+        ForwardedRequest.hostFor(head, a.server, settings);
         up.write(head);
         a.requestSent();
         if (whole) {

@@ -154,7 +154,7 @@ final class ResponseRelay {
         }
         if (content instanceof LastHttpContent last) {
             // Everything is settled before the last write: on it the server logs the request and may start the next.
-            client.log().upstream(a.server.address().toString(), a.elapsedNanos());
+            client.log().upstream(a.server.name(), a.elapsedNanos());
             a.server.succeeded();
             a.end(upstreamKeepAlive && exchange.requestComplete());
             upstreamDone = true;

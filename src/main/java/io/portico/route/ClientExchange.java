@@ -30,6 +30,11 @@ public interface ClientExchange {
     /** The TCP peer of the connection. */
     InetSocketAddress peerAddress();
 
+    /** The TCP peer's IP address as text (IPv6 unbracketed); the server's formats it once per connection. */
+    default String peerIp() {
+        return peerAddress().getAddress().getHostAddress();
+    }
+
     /** Whether the peer is one of the trusted proxies, whose X-Forwarded-* headers may be believed. */
     boolean fromTrustedProxy();
 

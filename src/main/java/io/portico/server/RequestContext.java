@@ -15,6 +15,7 @@ final class RequestContext implements ClientExchange {
     private final Channel channel;
     private final HttpRequest request;
     private final InetSocketAddress peer;
+    private final String peerIp;
     private final InetSocketAddress client;
     private final boolean trustedPeer;
     private final boolean secure;
@@ -27,11 +28,12 @@ final class RequestContext implements ClientExchange {
     long bytes;
     boolean responseStarted;
 
-    RequestContext(Channel channel, HttpRequest request, InetSocketAddress peer, InetSocketAddress client,
-            boolean trustedPeer, boolean secure) {
+    RequestContext(Channel channel, HttpRequest request, InetSocketAddress peer, String peerIp,
+            InetSocketAddress client, boolean trustedPeer, boolean secure) {
         this.channel = channel;
         this.request = request;
         this.peer = peer;
+        this.peerIp = peerIp;
         this.client = client;
         this.trustedPeer = trustedPeer;
         this.secure = secure;
@@ -86,6 +88,16 @@ final class RequestContext implements ClientExchange {
     @Override
     public InetSocketAddress peerAddress() {
         return peer;
+    }
+
+    @Override
+    public String peerIp() {
+        return peerIp;
+    }
+
+    /** The real client's IP address as text. */
+    String clientIp() {
+        return client == peer ? peerIp : client.getAddress().getHostAddress();
     }
 
     @Override

@@ -33,6 +33,9 @@ final class RequestContextHandler extends ChannelDuplexHandler {
     private final ClientAddresses addresses;
     private final AccessLog accessLog;
     private final boolean secure;
+    // The connection's peer, and its text formatted on the first request rather than on each.
+    private InetSocketAddress peer;
+    private String peerIp;
     private RequestContext current;
 
     RequestContextHandler(ClientAddresses addresses, AccessLog accessLog, boolean secure) {
@@ -44,10 +47,13 @@ final class RequestContextHandler extends ChannelDuplexHandler {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof HttpRequest request) {
-            InetSocketAddress peer = (InetSocketAddress) ctx.channel().remoteAddress();
+            if (peer == null) {
+                peer = (InetSocketAddress) ctx.channel().remoteAddress();
+                peerIp = peer.getAddress().getHostAddress();
+            }
             boolean trusted = addresses.isTrusted(peer.getAddress());
             InetSocketAddress client = addresses.resolve(peer, request.headers());
-            current = new RequestContext(ctx.channel(), request, peer, client, trusted, secure);
+            current = new RequestContext(ctx.channel(), request, peer, peerIp, client, trusted, secure);
             ctx.channel().attr(ClientExchange.KEY).set(current);
         }
         ctx.fireChannelRead(msg);
@@ -97,7 +103,7 @@ final class RequestContextHandler extends ChannelDuplexHandler {
     private static String line(RequestContext rc, boolean complete) {
         HttpRequest r = rc.request();
         StringBuilder b = new StringBuilder(200);
-        b.append(rc.clientAddress().getAddress().getHostAddress()).append(" - - [")
+        b.append(rc.clientIp()).append(" - - [")
                 .append(TIME_LOCAL_NOW.at(rc.startMillis() / 1000)).append("] \"")
                 .append(r.method().name()).append(' ');
         appendEscaped(b, r.uri()).append(' ').append(r.protocolVersion().text())

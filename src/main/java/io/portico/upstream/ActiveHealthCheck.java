@@ -18,7 +18,6 @@ import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpVersion;
 import io.portico.config.HealthCheckConfig;
-import io.portico.config.UpstreamAddress;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -109,7 +108,7 @@ final class ActiveHealthCheck {
                 return;
             }
             FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, config.path());
-            req.headers().set(HttpHeaderNames.HOST, hostHeader(server.address()));
+            req.headers().set(HttpHeaderNames.HOST, server.hostHeader());
             req.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
             req.headers().set(HttpHeaderNames.USER_AGENT, "portico-health-check");
             f.channel().writeAndFlush(req);
@@ -135,9 +134,5 @@ final class ActiveHealthCheck {
                 stopped = true;
             }
         }
-    }
-
-    static String hostHeader(UpstreamAddress address) {
-        return address instanceof UpstreamAddress.Tcp tcp ? tcp.host() + ":" + tcp.address().getPort() : "localhost";
     }
 }

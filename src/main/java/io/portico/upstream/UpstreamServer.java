@@ -14,6 +14,9 @@ import java.util.function.LongSupplier;
  */
 public final class UpstreamServer {
     private final UpstreamServerConfig config;
+    // Formatted once: every proxied request logs the name, and some send the Host header.
+    private final String name;
+    private final String hostHeader;
     private final int index;
     private final LongSupplier nanoClock;
     private final AtomicInteger active = new AtomicInteger();
@@ -32,6 +35,8 @@ public final class UpstreamServer {
     UpstreamServer(UpstreamServerConfig config, int index, LongSupplier nanoClock, ConnectionLimit limit,
             boolean alone) {
         this.config = config;
+        this.name = config.address().toString();
+        this.hostHeader = config.address().hostHeader();
         this.index = index;
         this.nanoClock = nanoClock;
         this.limit = limit;
@@ -40,6 +45,16 @@ public final class UpstreamServer {
 
     public UpstreamAddress address() {
         return config.address();
+    }
+
+    /** The address as nginx's $upstream_addr gives it: host:port or unix:path. */
+    public String name() {
+        return name;
+    }
+
+    /** The Host header of a request Portico makes up for this server (health checks, {@code host = upstream}). */
+    public String hostHeader() {
+        return hostHeader;
     }
 
     public int weight() {
@@ -129,6 +144,6 @@ public final class UpstreamServer {
 
     @Override
     public String toString() {
-        return config.address().toString();
+        return name;
     }
 }
