@@ -8,6 +8,9 @@ portico {
   listen = ["127.0.0.1:$port"]
   workers = $workers
   access-log = off
+  # the peers' nginx has keepalive_requests 100000; with Portico's default (10,000) each wrk connection would be
+  # closed and reopened every few seconds in a round, and nginx's not
+  limits.keepalive-requests = 100000
   upstreams {
     app { servers = ["127.0.0.1:$app_port"], keepalive = 64 }
     fast { servers = ["127.0.0.1:$fast_port"], keepalive = 64 }
