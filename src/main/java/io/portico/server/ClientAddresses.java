@@ -22,8 +22,9 @@ final class ClientAddresses {
         return Cidr.anyContains(trusted, address);
     }
 
-    InetSocketAddress resolve(InetSocketAddress peer, HttpHeaders headers) {
-        if (trusted.isEmpty() || !isTrusted(peer.getAddress())) {
+    /** @param peerTrusted {@link #isTrusted} of the peer, which the caller knows for the whole connection */
+    InetSocketAddress resolve(InetSocketAddress peer, boolean peerTrusted, HttpHeaders headers) {
+        if (!peerTrusted) {
             return peer;
         }
         List<String> values = headers.getAll("X-Forwarded-For");

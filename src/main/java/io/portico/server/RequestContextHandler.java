@@ -33,9 +33,11 @@ final class RequestContextHandler extends ChannelDuplexHandler {
     private final ClientAddresses addresses;
     private final AccessLog accessLog;
     private final boolean secure;
-    // The connection's peer, and its text formatted on the first request rather than on each.
+    // The connection's peer, its text and whether it is a trusted proxy: worked out on the first request rather
+    // than on each.
     private InetSocketAddress peer;
     private String peerIp;
+    private boolean trustedPeer;
     private RequestContext current;
 
     RequestContextHandler(ClientAddresses addresses, AccessLog accessLog, boolean secure) {
@@ -50,10 +52,10 @@ final class RequestContextHandler extends ChannelDuplexHandler {
             if (peer == null) {
                 peer = (InetSocketAddress) ctx.channel().remoteAddress();
                 peerIp = peer.getAddress().getHostAddress();
+                trustedPeer = addresses.isTrusted(peer.getAddress());
             }
-            boolean trusted = addresses.isTrusted(peer.getAddress());
-            InetSocketAddress client = addresses.resolve(peer, request.headers());
-            current = new RequestContext(ctx.channel(), request, peer, peerIp, client, trusted, secure);
+            InetSocketAddress client = addresses.resolve(peer, trustedPeer, request.headers());
+            current = new RequestContext(ctx.channel(), request, peer, peerIp, client, trustedPeer, secure);
             ctx.channel().attr(ClientExchange.KEY).set(current);
         }
         ctx.fireChannelRead(msg);
