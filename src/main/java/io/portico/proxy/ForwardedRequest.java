@@ -41,14 +41,17 @@ final class ForwardedRequest {
         // The client's headers were validated by the server's decoder; validating each copy again cost throughput.
         HttpHeaders out = DefaultHttpHeadersFactory.headersFactory().withValidation(false).newHeaders();
         // Hop-by-hop headers are left out while copying rather than removed after: a remove is a hash lookup.
+        boolean connection = false;
         for (Iterator<Map.Entry<CharSequence, CharSequence>> it = src.iteratorCharSequence(); it.hasNext(); ) {
             Map.Entry<CharSequence, CharSequence> h = it.next();
             CharSequence name = h.getKey();
-            if (!hasUnderscore(name) && !HopByHop.always(name)) {
+            if (HopByHop.always(name)) {
+                connection |= HttpHeaderNames.CONNECTION.contentEqualsIgnoreCase(name);
+            } else if (!hasUnderscore(name)) {
                 out.add(name, h.getValue());
             }
         }
-        if (src.contains(HttpHeaderNames.CONNECTION)) {
+        if (connection) {
             HopByHop.removeNamedBy(src, out);
         }
         out.remove(HttpHeaderNames.EXPECT);

@@ -11,6 +11,8 @@ import java.util.Map;
  * directions, together with every header the {@code Connection} header names (as Caddy's removeConnectionHeaders).
  */
 final class HopByHop {
+    /** The index of Connection in {@link #ALWAYS}: the one whose values name more headers to remove. */
+    private static final int CONNECTION = 0;
     private static final AsciiString[] ALWAYS = {
             HttpHeaderNames.CONNECTION,
             HttpHeaderNames.KEEP_ALIVE,
@@ -42,7 +44,7 @@ final class HopByHop {
         if (present == 0) {
             return;
         }
-        if ((present & 1) != 0) { // ALWAYS[0] is Connection
+        if ((present & 1 << CONNECTION) != 0) {
             removeNamedBy(headers, headers);
         }
         for (int i = 0; i < ALWAYS.length; i++) {
