@@ -10,13 +10,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Where Caffeine runs the zones' upkeep (draining its read and write buffers, expiry, eviction): one daemon
- * thread, off the event loops, that lets light upkeep gather for up to 4 ms and runs heavy upkeep back to back.
+ * thread, off the event loops, that lets light upkeep gather for up to 20 ms and runs heavy upkeep back to back.
  *
  * <p>Why not the common pool: Caffeine asks for a drain every 16 reads of a busy zone, and each hand-off to a
  * parked pool thread is a wake-up system call on the event loop plus a context switch, about a microsecond per
  * request in all, which made a limited location that passes 12-21% more CPU per request than one without a
- * limit (2-6% with this thread). Here handing off is a queue insert; while upkeep is light (a hot zone's read buffers)
- * the thread wakes at most every 4 ms, and when there is none it sleeps untimed (no wake-ups at all). A deferred drain
+ * limit (2-6% with this thread waking every 4 ms, 2% every 20 ms: each wake-up of a thread idle a moment ago costs
+ * tens of microseconds on the benchmark VM and can push the load generator onto the event loop's core). Here
+ * handing off is a queue insert; while upkeep is light (a hot zone's read buffers) the thread wakes at most every
+ * 20 ms, and when there is none it sleeps untimed (no wake-ups at all). A deferred drain
  * only means Caffeine drops some reads from its access bookkeeping meanwhile (its read buffers are lossy by design):
  * values and access times are kept, so decisions and expiry are unchanged, and frequency (which keeps hot clients
  * through a spray) is sampled rather than exact. A run that takes long (a spray's writes and evictions) is
@@ -27,7 +29,7 @@ final class ZoneUpkeep implements Executor {
     private static final Logger log = LoggerFactory.getLogger(ZoneUpkeep.class);
 
     /** Shared by every zone of every server in this JVM. */
-    static final ZoneUpkeep SHARED = new ZoneUpkeep(TimeUnit.MILLISECONDS.toNanos(4),
+    static final ZoneUpkeep SHARED = new ZoneUpkeep(TimeUnit.MILLISECONDS.toNanos(20),
             TimeUnit.MICROSECONDS.toNanos(100));
 
     private final long gatherNanos;
