@@ -2,6 +2,7 @@ package io.portico.staticfile;
 
 import com.github.benmanes.caffeine.cache.AsyncLoadingCache;
 import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.CacheLoader;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.netty.buffer.ByteBuf;
@@ -70,7 +71,22 @@ final class FileCache {
             // revalidate. Only a file not read in that half expires and waits.
             metaBuilder.refreshAfterWrite(config.revalidate().dividedBy(2));
         }
-        this.meta = metaBuilder.buildAsync(this::stat);
+        this.meta = metaBuilder.buildAsync(new CacheLoader<Key, FileMeta>() {
+            @Override
+            public FileMeta load(Key key) {
+                return stat(key);
+            }
+
+            /**
+             * A refresh that finds the file as it was keeps the entry it had: nothing new to allocate, and what
+             * was built from it (the content cache's key holds its real path) keeps comparing by identity.
+             */
+            @Override
+            public FileMeta reload(Key key, FileMeta old) {
+                FileMeta fresh = stat(key);
+                return fresh.sameFileAs(old) ? old : fresh;
+            }
+        });
         this.content = Caffeine.newBuilder()
                 .executor(executor)
                 .ticker(ticker)

@@ -4,6 +4,7 @@ import io.netty.handler.codec.DateFormatter;
 import io.netty.util.AsciiString;
 import java.nio.file.Path;
 import java.util.Date;
+import java.util.Objects;
 
 /**
  * What the open-file cache knows about one path: whether it is a servable file, a directory or nothing (missing,
@@ -73,6 +74,26 @@ record FileMeta(
         String tagged = etag.substring(0, etag.length() - 1) + "-" + coding.token + "\"";
         return new FileMeta(kind, key, path, real, size, mtimeMillis, tagged, lastModified, contentType, null,
                 HeaderValues.of(size, contentType, lastModified, tagged));
+    }
+
+    /** Whether {@code other} describes the same thing on disk: kind, paths, size, mtime, type and variants. */
+    boolean sameFileAs(FileMeta other) {
+        if (kind != other.kind || size != other.size || mtimeMillis != other.mtimeMillis
+                || !Objects.equals(path, other.path) || !Objects.equals(real, other.real)
+                || !Objects.equals(contentType, other.contentType) || !Objects.equals(etag, other.etag)
+                || (variants == null) != (other.variants == null)) {
+            return false;
+        }
+        if (variants != null) {
+            for (int i = 0; i < variants.length; i++) {
+                FileMeta mine = variants[i];
+                FileMeta theirs = other.variants[i];
+                if (mine == null ? theirs != null : theirs == null || !mine.sameFileAs(theirs)) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     boolean isFile() {

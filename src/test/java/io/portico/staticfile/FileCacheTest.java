@@ -1,0 +1,91 @@
+package io.portico.staticfile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.portico.config.StaticConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The metadata cache's refresh: what it keeps when the file is as it was, and what it replaces. */
+class FileCacheTest {
+    @TempDir
+    Path site;
+
+    private final Deque<Runnable> tasks = new ArrayDeque<>();
+    private final AtomicLong nanos = new AtomicLong();
+    private FileCache cache;
+    private Path root;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        StaticConfig config = new StaticConfig(64 << 20, 256 * 1024, Duration.ofSeconds(1),
+                StaticConfig.FollowSymlinks.INSIDE_ROOT, Map.of());
+        cache = new FileCache(config, new MediaTypes(Map.of()), tasks::add, nanos::get);
+        root = site.toRealPath();
+        Files.writeString(root.resolve("a.txt"), "hello");
+        Files.writeString(root.resolve("a.txt.gz"), "gzipped");
+    }
+
+    private FileMeta meta() {
+        var future = cache.meta(root, "a.txt");
+        while (!tasks.isEmpty()) {
+            tasks.poll().run();
+        }
+        return future.join();
+    }
+
+    /** A read past half of revalidate: answered from the cache, and the queued refresh run. */
+    private FileMeta refreshed() {
+        nanos.addAndGet(Duration.ofMillis(600).toNanos());
+        meta();
+        return meta();
+    }
+
+    @Test
+    void aRefreshThatFindsTheFileUnchangedKeepsTheEntry() {
+        FileMeta first = meta();
+        assertThat(first.variants()).isNotNull();
+        assertThat(refreshed()).isSameAs(first);
+    }
+
+    @Test
+    void aRefreshThatFindsTheFileChangedReplacesIt() throws IOException {
+        FileMeta first = meta();
+        Files.writeString(root.resolve("a.txt"), "hello, longer");
+        FileMeta second = refreshed();
+        assertThat(second).isNotSameAs(first);
+        assertThat(second.size()).isEqualTo(13);
+    }
+
+    @Test
+    void aChangedVariantIsAChange() throws IOException {
+        FileMeta first = meta();
+        Path gz = root.resolve("a.txt.gz");
+        Files.setLastModifiedTime(gz, FileTime.fromMillis(Files.getLastModifiedTime(gz).toMillis() - 60_000));
+        FileMeta second = refreshed();
+        assertThat(second).isNotSameAs(first);
+        assertThat(second.variants()[ContentCoding.GZIP.ordinal()].mtimeMillis())
+                .isNotEqualTo(first.variants()[ContentCoding.GZIP.ordinal()].mtimeMillis());
+    }
+
+    @Test
+    void aVariantThatAppearsIsAChange() throws IOException {
+        Files.delete(root.resolve("a.txt.gz"));
+        FileMeta first = meta();
+        assertThat(first.variants()).isNull();
+        Files.writeString(root.resolve("a.txt.br"), "brotli");
+        FileMeta second = refreshed();
+        assertThat(second).isNotSameAs(first);
+        assertThat(second.variants()[ContentCoding.BR.ordinal()]).isNotNull();
+    }
+}
