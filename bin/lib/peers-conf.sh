@@ -46,3 +46,16 @@ wait_http() {
   if [[ -n $log ]]; then cat "$log" >&2; fi
   return 1
 }
+
+# Starts `java FLAGS -jar JAR ARGS...` with the environment ENV (NAME=VALUE words, may be empty), its output in LOG,
+# and sets java_pid. setsid gives it a session, so a scheduler autogroup, of its own, as the daemonized nginx and
+# gunicorn have; started from this script's session it would share one group's CPU with wrk (docs/benchmarks.md,
+# sixth session). FLAGS and ENV are split on spaces.
+#   start_java LOG "ENV" "FLAGS" JAR ARGS...
+start_java() {
+  local log=$1 env=$2 flags=$3 jar=$4
+  shift 4
+  # shellcheck disable=SC2086
+  setsid env $env java $flags -jar "$jar" "$@" >"$log" 2>&1 </dev/null &
+  java_pid=$!
+}
