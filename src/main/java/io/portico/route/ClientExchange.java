@@ -47,6 +47,8 @@ public interface ClientExchange {
     /**
      * Answers with the standard error page of {@code status} (HTML or text by the request's Accept), with
      * {@code headers} added; closes the connection afterwards when {@code close} is true or the request asked.
+     * {@code headers} is copied, never modified: callers may pass an instance they share (a zone's rejection
+     * headers).
      */
     void sendError(HttpResponseStatus status, HttpHeaders headers, boolean close);
 
