@@ -11,6 +11,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.stream.ChunkedInput;
 import io.portico.metrics.AccessLog;
 import io.portico.route.ClientExchange;
+import io.portico.route.PerSecond;
 import java.net.InetSocketAddress;
 import java.time.Instant;
 import java.time.ZoneId;

@@ -47,9 +47,10 @@ import org.openjdk.jmh.annotations.Warmup;
 public class PipelineBenchmark {
     /**
      * static: a cached 1 KiB file; passed: the same behind a zone it never exceeds (what a limit costs when it
-     * passes); return: a fixed 200; rejected: a rate-limited location over its limit.
+     * passes); expires: the same from a location with {@code expires = 1h}; return: a fixed 200; rejected: a
+     * rate-limited location over its limit.
      */
-    @Param({"static", "passed", "return", "rejected"})
+    @Param({"static", "passed", "expires", "return", "rejected"})
     String target;
 
     /** off, or a file the access log writes to (/dev/null: the line is built and queued, the disk costs nothing). */
@@ -77,11 +78,12 @@ public class PipelineBenchmark {
                   locations = [
                     { path = "/static/", alias = "%s/" }
                     { path = "/passed/", alias = "%s/", rate-limit = never }
+                    { path = "/expires/", alias = "%s/", expires = 1h }
                     { exact = "/return", return = { status = 200, body = "Hello, World!" } }
                     { path = "/limited/", return = { status = 200, body = "never" }, rate-limit = one }
                   ]
                 }
-                """.formatted(accessLog.equals("off") ? "off" : "\"" + accessLog + "\"", dir, dir),
+                """.formatted(accessLog.equals("off") ? "off" : "\"" + accessLog + "\"", dir, dir, dir),
                 "pipeline-bench.conf", dir);
         unused = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         targets = Targets.start(config, unused, () -> 1);
@@ -94,6 +96,7 @@ public class PipelineBenchmark {
         String path = switch (target) {
             case "static" -> "/static/1k.txt";
             case "passed" -> "/passed/1k.txt";
+            case "expires" -> "/expires/1k.txt";
             case "return" -> "/return";
             default -> "/limited/x";
         };
