@@ -20,8 +20,9 @@ final class RequestContext implements ClientExchange {
     private final boolean trustedPeer;
     private final boolean secure;
     private final String rawPath;
-    private final long startNanos = System.nanoTime();
-    private final long startMillis = System.currentTimeMillis();
+    /** When the request began, for the access log only: not read (two clock reads a request) when it is off. */
+    private final long startNanos;
+    private final long startMillis;
     private final RequestLog log = new RequestLog();
     private Route route;
     int status;
@@ -29,7 +30,9 @@ final class RequestContext implements ClientExchange {
     boolean responseStarted;
 
     RequestContext(Channel channel, HttpRequest request, InetSocketAddress peer, String peerIp,
-            InetSocketAddress client, boolean trustedPeer, boolean secure) {
+            InetSocketAddress client, boolean trustedPeer, boolean secure, boolean timed) {
+        this.startNanos = timed ? System.nanoTime() : 0;
+        this.startMillis = timed ? System.currentTimeMillis() : 0;
         this.channel = channel;
         this.request = request;
         this.peer = peer;

@@ -56,7 +56,8 @@ final class RequestContextHandler extends ChannelDuplexHandler {
                 trustedPeer = addresses.isTrusted(peer.getAddress());
             }
             InetSocketAddress client = addresses.resolve(peer, trustedPeer, request.headers());
-            current = new RequestContext(ctx.channel(), request, peer, peerIp, client, trustedPeer, secure);
+            current = new RequestContext(ctx.channel(), request, peer, peerIp, client, trustedPeer, secure,
+                    accessLog.enabled());
             ctx.channel().attr(ClientExchange.KEY).set(current);
         }
         ctx.fireChannelRead(msg);
