@@ -161,6 +161,20 @@ class ServerCoreTest {
     }
 
     @Test
+    void aSlowHeadOnAKeptAliveConnectionGets408Too() throws Exception {
+        try (RawHttp c = new RawHttp(port)) {
+            assertThat(c.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
+            long start = System.nanoTime();
+            c.send("GET /health HTTP/1.1\r\nHo");
+            Response r = c.read();
+            assertThat(r.status()).isEqualTo(408);
+            assertThat(c.closedByServer()).isTrue();
+            // The header timeout (300 ms here), not the keep-alive one (75 s), that the idle connection had.
+            assertThat(System.nanoTime() - start).isLessThan(10_000_000_000L);
+        }
+    }
+
+    @Test
     void aPortInUseIsOneClearError() {
         PorticoConfig clash = TestServers.config(
                 "listen = [\"127.0.0.1:" + port + "\"]\nlocations = [{ path = \"/\", return = 204 }]", Path.of("."));
