@@ -13,6 +13,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -157,8 +159,11 @@ final class FileCache {
         FileMeta[] variants = new FileMeta[ContentCoding.PREFERENCE.length];
         boolean any = false;
         for (ContentCoding coding : ContentCoding.PREFERENCE) {
-            Key sibling = new Key(key.root(), key.relative() + coding.suffix);
-            FileMeta variant = stat(sibling, file.resolveSibling(file.getFileName() + coding.suffix));
+            Path siblingPath = file.resolveSibling(file.getFileName() + coding.suffix);
+            if (!present(siblingPath)) {
+                continue; // most files have no variants: one lstat each, not the symlink check's realpaths
+            }
+            FileMeta variant = stat(new Key(key.root(), key.relative() + coding.suffix), siblingPath);
             if (variant.isFile()) {
                 variants[coding.ordinal()] = variant.asVariant(coding);
                 any = true;
@@ -166,6 +171,18 @@ final class FileCache {
         }
         return any ? FileMeta.file(key, file, meta.real(), meta.size(), meta.mtimeMillis(), meta.contentType(),
                 variants) : meta;
+    }
+
+    /** Whether anything (a file, a directory, a symlink, dangling or not) has this name. */
+    private static boolean present(Path path) {
+        try {
+            Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            return true;
+        } catch (NoSuchFileException e) {
+            return false;
+        } catch (IOException | SecurityException e) {
+            return true; // let the full check decide (and answer missing if it cannot read it either)
+        }
     }
 
     private FileMeta stat(Key key, Path file) {

@@ -79,6 +79,18 @@ class FileCacheTest {
     }
 
     @Test
+    void aVariantIsASymlinkOnlyWhenItStaysInsideTheRoot(@TempDir Path outside) throws IOException {
+        Files.delete(root.resolve("a.txt.gz"));
+        Files.writeString(outside.resolve("secret.br"), "outside");
+        Files.createSymbolicLink(root.resolve("a.txt.br"), outside.resolve("secret.br"));
+        Files.writeString(root.resolve("inside.gz"), "gzipped");
+        Files.createSymbolicLink(root.resolve("a.txt.gz"), root.resolve("inside.gz"));
+        FileMeta meta = meta();
+        assertThat(meta.variants()[ContentCoding.BR.ordinal()]).isNull();
+        assertThat(meta.variants()[ContentCoding.GZIP.ordinal()].real()).isEqualTo(root.resolve("inside.gz"));
+    }
+
+    @Test
     void aVariantThatAppearsIsAChange() throws IOException {
         Files.delete(root.resolve("a.txt.gz"));
         FileMeta first = meta();
