@@ -76,21 +76,23 @@ record FileMeta(
                 HeaderValues.of(size, contentType, lastModified, tagged));
     }
 
-    /** Whether {@code other} describes the same thing on disk: kind, paths, size, mtime, type and variants. */
+    /**
+     * Whether {@code other} describes the same thing on disk: kind, paths, size, mtime and variants. The rest
+     * (type, validators, header values) follows from those.
+     */
     boolean sameFileAs(FileMeta other) {
-        if (kind != other.kind || size != other.size || mtimeMillis != other.mtimeMillis
-                || !Objects.equals(path, other.path) || !Objects.equals(real, other.real)
-                || !Objects.equals(contentType, other.contentType) || !Objects.equals(etag, other.etag)
-                || (variants == null) != (other.variants == null)) {
-            return false;
+        return kind == other.kind && size == other.size && mtimeMillis == other.mtimeMillis
+                && Objects.equals(path, other.path) && Objects.equals(real, other.real)
+                && sameVariants(variants, other.variants);
+    }
+
+    private static boolean sameVariants(FileMeta[] a, FileMeta[] b) {
+        if (a == null || b == null) {
+            return a == b;
         }
-        if (variants != null) {
-            for (int i = 0; i < variants.length; i++) {
-                FileMeta mine = variants[i];
-                FileMeta theirs = other.variants[i];
-                if (mine == null ? theirs != null : theirs == null || !mine.sameFileAs(theirs)) {
-                    return false;
-                }
+        for (int i = 0; i < a.length; i++) {
+            if (a[i] != b[i] && (a[i] == null || b[i] == null || !a[i].sameFileAs(b[i]))) {
+                return false;
             }
         }
         return true;
