@@ -57,18 +57,21 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof ByteBuf && phase == Phase.IDLE) {
-            phase = Phase.HEAD;
-            ctx.fireChannelRead(msg);
-            if (phase == Phase.HEAD) {
-                // The head did not come whole with these first bytes: it now has the header timeout to finish.
-                // Armed only then, as nginx does: a head that arrives in one read (nearly all) costs no clock read.
-                expireIn(headerNanos);
+        if (msg instanceof ByteBuf) {
+            if (phase == Phase.IDLE) {
+                phase = Phase.HEAD;
+                ctx.fireChannelRead(msg);
+                if (phase == Phase.HEAD) {
+                    // The head did not come whole with these first bytes: it now has the header timeout to finish.
+                    // Armed only then, as nginx does: a head that arrives in one read (nearly all) costs no clock
+                    // read.
+                    expireIn(headerNanos);
+                }
+                return;
             }
-            return;
-        }
-        if (msg instanceof ByteBuf && phase == Phase.BODY) {
-            expireIn(bodyNanos);
+            if (phase == Phase.BODY) {
+                expireIn(bodyNanos);
+            }
         }
         ctx.fireChannelRead(msg);
     }
