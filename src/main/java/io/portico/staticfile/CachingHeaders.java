@@ -26,15 +26,15 @@ final class CachingHeaders {
     CachingHeaders(Optional<Duration> expires, Optional<String> cacheControl, Clock clock) {
         this.clock = clock;
         this.hasExpires = expires.isPresent();
-        this.expiresMillis = expires.map(Duration::toMillis).orElse(0L);
-        long seconds = Math.max(0, expiresMillis / 1000);
+        this.expiresMillis = Math.max(0, expires.map(Duration::toMillis).orElse(0L)); // never in the past
+        long seconds = expiresMillis / 1000;
         String value = cacheControl.orElse(hasExpires ? (seconds > 0 ? "max-age=" + seconds : "no-cache") : null);
         this.cacheControl = value == null ? null : new AsciiString(value);
     }
 
     void addTo(HttpHeaders headers) {
         if (hasExpires) {
-            long at = clock.millis() + Math.max(0, expiresMillis);
+            long at = clock.millis() + expiresMillis;
             headers.set(HttpHeaderNames.EXPIRES, expiresAt.at(Math.floorDiv(at, 1000)));
         }
         if (cacheControl != null) {
