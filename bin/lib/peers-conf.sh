@@ -1,5 +1,6 @@
 # Sourced by the bench scripts: the Portico configuration that mirrors ../shared/peers' nginx (same files,
-# upstreams and zone), so that a scenario means the same on both sides.
+# upstreams and zone), so that a scenario means the same on both sides, and what the scripts share to start and
+# wait for servers (ports_free, wait_http, start_java).
 #   peers_portico_conf PORT WORKERS PEERS_DIR APP_PORT FAST_PORT > portico.conf
 peers_portico_conf() {
   local port=$1 workers=$2 peers=$3 app_port=$4 fast_port=$5
