@@ -91,6 +91,16 @@ class FileCacheTest {
     }
 
     @Test
+    void aDanglingOrDirectoryVariantIsNoVariant() throws IOException {
+        Files.delete(root.resolve("a.txt.gz"));
+        Files.createSymbolicLink(root.resolve("a.txt.gz"), root.resolve("gone.gz"));
+        Files.createDirectory(root.resolve("a.txt.br"));
+        FileMeta meta = meta();
+        assertThat(meta.isFile()).isTrue();
+        assertThat(meta.variants()).isNull();
+    }
+
+    @Test
     void aVariantThatAppearsIsAChange() throws IOException {
         Files.delete(root.resolve("a.txt.gz"));
         FileMeta first = meta();
