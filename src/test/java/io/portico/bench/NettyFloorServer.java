@@ -1,5 +1,14 @@
 package io.portico.bench;
 
+import java.net.InetSocketAddress;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelFuture;
+import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -11,7 +20,6 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
-import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -21,7 +29,6 @@ import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
@@ -40,22 +47,27 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * What Netty alone reaches on this machine, as a floor under Portico's static figures: the small files of a
- * directory held in memory and answered at {@code /static/NAME} with nginx's header set (Server, Date,
- * Content-Type, Content-Length, Last-Modified, ETag, Accept-Ranges) by one handler behind Netty's HTTP codec, on
- * the transport Portico uses by default. No routing, no file system, no limits, no timeouts, no access log: what
- * a measurement of it shows is Netty's and the JVM's part of a small response, so that a figure Portico misses can
- * be told apart from one Netty itself misses on the same box. Not a server: nothing here is checked or bounded.
+ * What Netty alone reaches on this machine, as a floor under Portico's figures: the small files of a directory
+ * held in memory and answered at {@code /static/NAME} with nginx's header set (Server, Date, Content-Type,
+ * Content-Length, Last-Modified, ETag, Accept-Ranges), and {@code /fast/} relayed to the fast app, by one handler
+ * behind Netty's HTTP codec, on the transport Portico uses by default. No routing, no file system, no limits, no
+ * timeouts, no pool, no access log: what a measurement of it shows is Netty's and the JVM's part of a small
+ * response, so that a figure Portico misses can be told apart from one Netty itself misses on the same box. Not a
+ * server: nothing here is checked or bounded.
  *
- * <pre>B_MAIN=io.portico.bench.NettyFloorServer bin/bench-ab 5 5 /static/1k.txt</pre>
+ * <pre>B_MAIN=io.portico.bench.NettyFloorServer bin/bench-ab 5 5 /static/1k.txt /fast/</pre>
  *
- * Arguments: PORT WORKERS DIR (the peers' directory: files are read from DIR/site).
+ * Arguments: PORT WORKERS DIR [FAST_PORT] (the peers' directory: files are read from DIR/site; the fast app's
+ * port, 18001 by default).
  */
 public final class NettyFloorServer {
     private static final int MAX_FILE = 1 << 20;
     private static final AsciiString SERVER = AsciiString.cached("netty-floor");
     private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter
             .ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
+
+    private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
+    private static Class<? extends Channel> clientChannel;
 
     /** A file's bytes and the headers that do not change while it is held. */
     private record File(ByteBuf bytes, HttpHeaders headers) {}
@@ -66,7 +78,9 @@ public final class NettyFloorServer {
         int port = Integer.parseInt(args[0]);
         int workers = Integer.parseInt(args[1]);
         Map<String, File> files = load(Path.of(args[2], "site"));
+        int fastPort = args.length > 3 ? Integer.parseInt(args[3]) : 18001;
         boolean epoll = Epoll.isAvailable();
+        clientChannel = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(workers, io);
@@ -75,7 +89,7 @@ public final class NettyFloorServer {
                     .childHandler(new ChannelInitializer<>() {
                         @Override
                         protected void initChannel(Channel ch) {
-                            ch.pipeline().addLast(new HttpServerCodec(), new FileHandler(files));
+                            ch.pipeline().addLast(new HttpServerCodec(), new FloorHandler(files, fastPort));
                         }
                     })
                     .bind("127.0.0.1", port).sync().channel();
@@ -112,21 +126,57 @@ public final class NettyFloorServer {
         return files;
     }
 
-    /** Answers each request from the map; flushes once per read, as Portico does. */
-    private static final class FileHandler extends SimpleChannelInboundHandler<HttpObject> {
+    /**
+     * Answers /static/ requests from the map and relays /fast/ ones to the fast app over one kept-alive connection
+     * per client connection, re-encoded by Netty's codecs with the hop-by-hop headers out and X-Forwarded-For in.
+     * Flushes once per read, as Portico does. Requests on a connection come one at a time (wrk does not pipeline).
+     */
+    private static final class FloorHandler extends ChannelInboundHandlerAdapter {
         private final Map<String, File> files;
+        private final int fastPort;
+        private ChannelFuture upstream;
+        private boolean relaying;
+        private String forwardedFor;
         private long dateSecond;
         private String date;
 
-        FileHandler(Map<String, File> files) {
+        FloorHandler(Map<String, File> files, int fastPort) {
             this.files = files;
+            this.fastPort = fastPort;
         }
 
         @Override
-        protected void channelRead0(ChannelHandlerContext ctx, HttpObject msg) {
-            if (!(msg instanceof HttpRequest request)) {
-                return; // a GET has no body; its empty last part needs nothing
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof HttpRequest request) {
+                relaying = request.uri().startsWith("/fast/");
+                if (relaying) {
+                    request.headers().remove(HttpHeaderNames.CONNECTION).remove(HttpHeaderNames.KEEP_ALIVE)
+                            .set(X_FORWARDED_FOR, forwardedFor(ctx));
+                    relay(ctx, request);
+                } else {
+                    answer(ctx, request);
+                }
+            } else if (relaying) {
+                relay(ctx, msg);
+            } else {
+                ReferenceCountUtil.release(msg); // a GET has no body; its empty last part needs nothing
             }
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            ctx.flush();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            if (upstream != null) {
+                upstream.channel().close();
+            }
+            ctx.fireChannelInactive();
+        }
+
+        private void answer(ChannelHandlerContext ctx, HttpRequest request) {
             File file = files.get(request.uri());
             FullHttpResponse response = file == null
                     ? new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.NOT_FOUND)
@@ -139,17 +189,37 @@ public final class NettyFloorServer {
             } else {
                 headers.add(file.headers());
             }
-            boolean keepAlive = HttpUtil.isKeepAlive(request);
-            if (keepAlive) {
+            if (HttpUtil.isKeepAlive(request)) {
                 ctx.write(response);
             } else {
                 ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
             }
         }
 
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            ctx.flush();
+        /** Writes a part of the request upstream, once the connection is open (flushed with the client's read). */
+        private void relay(ChannelHandlerContext ctx, Object part) {
+            if (upstream == null) {
+                upstream = new Bootstrap().group(ctx.channel().eventLoop()).channel(clientChannel)
+                        .handler(new ChannelInitializer<>() {
+                            @Override
+                            protected void initChannel(Channel ch) {
+                                ch.pipeline().addLast(new HttpClientCodec(), new ResponseRelay(ctx.channel()));
+                            }
+                        })
+                        .connect("127.0.0.1", fastPort);
+            }
+            if (upstream.isDone()) {
+                upstream.channel().writeAndFlush(part);
+            } else {
+                upstream.addListener(f -> upstream.channel().writeAndFlush(part));
+            }
+        }
+
+        private String forwardedFor(ChannelHandlerContext ctx) {
+            if (forwardedFor == null) {
+                forwardedFor = ((InetSocketAddress) ctx.channel().remoteAddress()).getAddress().getHostAddress();
+            }
+            return forwardedFor;
         }
 
         /** The Date header, formatted once a second per connection (Portico's and nginx's are per loop). */
@@ -160,6 +230,28 @@ public final class NettyFloorServer {
                 date = HTTP_DATE.format(Instant.ofEpochSecond(second));
             }
             return date;
+        }
+    }
+
+    /** The upstream's response to the client, part by part, hop-by-hop headers out; flushed once per read. */
+    private static final class ResponseRelay extends ChannelInboundHandlerAdapter {
+        private final Channel client;
+
+        ResponseRelay(Channel client) {
+            this.client = client;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof HttpResponse response) {
+                response.headers().remove(HttpHeaderNames.CONNECTION).remove(HttpHeaderNames.KEEP_ALIVE);
+            }
+            client.write(msg);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            client.flush();
         }
     }
 }
