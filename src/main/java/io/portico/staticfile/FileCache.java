@@ -182,6 +182,11 @@ final class FileCache {
     }
 
     private FileMeta stat(Key key, Path file) {
+        if (!exists(file)) {
+            // one stat, where the realpath below would walk the path and report the absence by a throw: a flood
+            // of distinct missing paths (a scanner) loads each of them once
+            return FileMeta.missing(key, file);
+        }
         try {
             Path real = SafePathResolver.followable(key.root(), file, followSymlinks);
             BasicFileAttributes attributes = Files.readAttributes(real, BasicFileAttributes.class);
