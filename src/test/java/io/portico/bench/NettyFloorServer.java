@@ -36,6 +36,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -49,13 +50,14 @@ import java.util.stream.Stream;
 /**
  * What Netty alone reaches on this machine, as a floor under Portico's figures: the small files of a directory
  * held in memory and answered at {@code /static/NAME} with nginx's header set (Server, Date, Content-Type,
- * Content-Length, Last-Modified, ETag, Accept-Ranges), and {@code /fast/} relayed to the fast app, by one handler
+ * Content-Length, Last-Modified, ETag, Accept-Ranges), nginx's 503 page at {@code /limited/} (every request, as in
+ * a flood far over the limit, with no decision taken), and {@code /fast/} relayed to the fast app, by one handler
  * behind Netty's HTTP codec, on the transport Portico uses by default. No routing, no file system, no limits, no
  * timeouts, no pool, no access log: what a measurement of it shows is Netty's and the JVM's part of a small
  * response, so that a figure Portico misses can be told apart from one Netty itself misses on the same box. Not a
  * server: nothing here is checked or bounded.
  *
- * <pre>B_MAIN=io.portico.bench.NettyFloorServer bin/bench-ab 5 5 /static/1k.txt /fast/</pre>
+ * <pre>B_MAIN=io.portico.bench.NettyFloorServer bin/bench-ab 5 5 /static/1k.txt /fast/ /limited/1k.txt</pre>
  *
  * Arguments: PORT WORKERS DIR [FAST_PORT] (the peers' directory: files are read from DIR/site; the fast app's
  * port, 18001 by default).
@@ -72,7 +74,19 @@ public final class NettyFloorServer {
     /** A file's bytes and the headers that do not change while it is held. */
     private record File(ByteBuf bytes, HttpHeaders headers) {}
 
+    /** What nginx answers a request its limit_req rejects, page and headers: every /limited/ request gets it. */
+    private static final File REJECTION = rejection();
+
     private NettyFloorServer() {}
+
+    private static File rejection() {
+        byte[] page = ("<html>\r\n<head><title>503 Service Temporarily Unavailable</title></head>\r\n<body>\r\n"
+                + "<center><h1>503 Service Temporarily Unavailable</h1></center>\r\n"
+                + "<hr><center>netty-floor</center>\r\n</body>\r\n</html>\r\n").getBytes(StandardCharsets.US_ASCII);
+        HttpHeaders headers = HttpHeaders.EMPTY_HEADERS.copy().add(HttpHeaderNames.CONTENT_TYPE, "text/html")
+                .add(HttpHeaderNames.CONTENT_LENGTH, page.length);
+        return new File(Unpooled.unreleasableBuffer(Unpooled.directBuffer(page.length).writeBytes(page)), headers);
+    }
 
     public static void main(String[] args) throws Exception {
         int port = Integer.parseInt(args[0]);
@@ -177,10 +191,11 @@ public final class NettyFloorServer {
         }
 
         private void answer(ChannelHandlerContext ctx, HttpRequest request) {
-            File file = files.get(request.uri());
+            File file = request.uri().startsWith("/limited/") ? REJECTION : files.get(request.uri());
             FullHttpResponse response = file == null
                     ? new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.NOT_FOUND)
-                    : new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                    : new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                            file == REJECTION ? HttpResponseStatus.SERVICE_UNAVAILABLE : HttpResponseStatus.OK,
                             file.bytes().duplicate());
             HttpHeaders headers = response.headers().add(HttpHeaderNames.SERVER, SERVER)
                     .add(HttpHeaderNames.DATE, date());
