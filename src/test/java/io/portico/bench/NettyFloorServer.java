@@ -34,6 +34,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -51,7 +52,8 @@ import java.util.stream.Stream;
  * What Netty alone reaches on this machine, as a floor under Portico's figures: the small files of a directory
  * held in memory and answered at {@code /static/NAME} with nginx's header set (Server, Date, Content-Type,
  * Content-Length, Last-Modified, ETag, Accept-Ranges), nginx's 503 page at {@code /limited/} (every request, as in
- * a flood far over the limit, with no decision taken), and {@code /fast/} relayed to the fast app, by one handler
+ * a flood far over the limit, with no decision taken), {@code /fast/} relayed to the fast app and every other path
+ * to the app server (a new connection per request where it closes them, as gunicorn's sync workers do), by one handler
  * behind Netty's HTTP codec, on the transport Portico uses by default. No routing, no file system, no limits, no
  * timeouts, no pool, no access log: what a measurement of it shows is Netty's and the JVM's part of a small
  * response, so that a figure Portico misses can be told apart from one Netty itself misses on the same box. Not a
@@ -59,8 +61,8 @@ import java.util.stream.Stream;
  *
  * <pre>B_MAIN=io.portico.bench.NettyFloorServer bin/bench-ab 5 5 /static/1k.txt /fast/ /limited/1k.txt</pre>
  *
- * Arguments: PORT WORKERS DIR [FAST_PORT] (the peers' directory: files are read from DIR/site; the fast app's
- * port, 18001 by default).
+ * Arguments: PORT WORKERS DIR [FAST_PORT [APP_PORT]]: the peers' directory (files are read from DIR/site), the
+ * fast app's port (18001 by default) and the app server's (18000).
  */
 public final class NettyFloorServer {
     private static final int MAX_FILE = 1 << 20;
@@ -93,6 +95,7 @@ public final class NettyFloorServer {
         int workers = Integer.parseInt(args[1]);
         Map<String, File> files = load(Path.of(args[2], "site"));
         int fastPort = args.length > 3 ? Integer.parseInt(args[3]) : 18001;
+        int appPort = args.length > 4 ? Integer.parseInt(args[4]) : 18000;
         boolean epoll = Epoll.isAvailable();
         clientChannel = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -103,7 +106,7 @@ public final class NettyFloorServer {
                     .childHandler(new ChannelInitializer<>() {
                         @Override
                         protected void initChannel(Channel ch) {
-                            ch.pipeline().addLast(new HttpServerCodec(), new FloorHandler(files, fastPort));
+                            ch.pipeline().addLast(new HttpServerCodec(), new FloorHandler(files, fastPort, appPort));
                         }
                     })
                     .bind("127.0.0.1", port).sync().channel();
@@ -141,37 +144,43 @@ public final class NettyFloorServer {
     }
 
     /**
-     * Answers /static/ requests from the map and relays /fast/ ones to the fast app over one kept-alive connection
+     * Answers /static/ and /limited/ requests itself and relays the others, /fast/ to the fast app and the rest to
+     * the app server, over one connection per client connection, kept alive while the upstream keeps it so
      * per client connection, re-encoded by Netty's codecs with the hop-by-hop headers out and X-Forwarded-For in.
      * Flushes once per read, as Portico does. Requests on a connection come one at a time (wrk does not pipeline).
      */
     private static final class FloorHandler extends ChannelInboundHandlerAdapter {
         private final Map<String, File> files;
         private final int fastPort;
+        private final int appPort;
         private ChannelFuture upstream;
+        private int upstreamPort;
         private boolean relaying;
         private String forwardedFor;
         private long dateSecond;
         private String date;
 
-        FloorHandler(Map<String, File> files, int fastPort) {
+        FloorHandler(Map<String, File> files, int fastPort, int appPort) {
             this.files = files;
             this.fastPort = fastPort;
+            this.appPort = appPort;
         }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (msg instanceof HttpRequest request) {
-                relaying = request.uri().startsWith("/fast/");
+                String uri = request.uri();
+                relaying = !uri.startsWith("/static/") && !uri.startsWith("/limited/");
                 if (relaying) {
                     request.headers().remove(HttpHeaderNames.CONNECTION).remove(HttpHeaderNames.KEEP_ALIVE)
                             .set(X_FORWARDED_FOR, forwardedFor(ctx));
-                    relay(ctx, request);
+                    open(ctx, uri.startsWith("/fast/") ? fastPort : appPort);
+                    relay(request);
                 } else {
                     answer(ctx, request);
                 }
             } else if (relaying) {
-                relay(ctx, msg);
+                relay(msg);
             } else {
                 ReferenceCountUtil.release(msg); // a GET has no body; its empty last part needs nothing
             }
@@ -211,22 +220,32 @@ public final class NettyFloorServer {
             }
         }
 
-        /** Writes a part of the request upstream, once the connection is open (flushed with the client's read). */
-        private void relay(ChannelHandlerContext ctx, Object part) {
-            if (upstream == null) {
-                upstream = new Bootstrap().group(ctx.channel().eventLoop()).channel(clientChannel)
-                        .handler(new ChannelInitializer<>() {
-                            @Override
-                            protected void initChannel(Channel ch) {
-                                ch.pipeline().addLast(new HttpClientCodec(), new ResponseRelay(ctx.channel()));
-                            }
-                        })
-                        .connect("127.0.0.1", fastPort);
+        /** A connection to {@code port} for the request, the one this client connection has if it is still open. */
+        private void open(ChannelHandlerContext ctx, int port) {
+            if (upstream != null && upstreamPort == port && (!upstream.isDone() || upstream.channel().isActive())) {
+                return;
             }
-            if (upstream.isDone()) {
-                upstream.channel().writeAndFlush(part);
+            if (upstream != null) {
+                upstream.channel().close();
+            }
+            upstreamPort = port;
+            upstream = new Bootstrap().group(ctx.channel().eventLoop()).channel(clientChannel)
+                    .handler(new ChannelInitializer<>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            ch.pipeline().addLast(new HttpClientCodec(), new ResponseRelay(ctx.channel()));
+                        }
+                    })
+                    .connect("127.0.0.1", port);
+        }
+
+        /** Writes a part of the request upstream, once the connection is open (flushed with the client's read). */
+        private void relay(Object part) {
+            ChannelFuture connection = upstream;
+            if (connection.isDone()) {
+                connection.channel().writeAndFlush(part);
             } else {
-                upstream.addListener(f -> upstream.channel().writeAndFlush(part));
+                connection.addListener(f -> connection.channel().writeAndFlush(part));
             }
         }
 
@@ -251,6 +270,7 @@ public final class NettyFloorServer {
     /** The upstream's response to the client, part by part, hop-by-hop headers out; flushed once per read. */
     private static final class ResponseRelay extends ChannelInboundHandlerAdapter {
         private final Channel client;
+        private boolean closing;
 
         ResponseRelay(Channel client) {
             this.client = client;
@@ -259,9 +279,13 @@ public final class NettyFloorServer {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (msg instanceof HttpResponse response) {
+                closing = !HttpUtil.isKeepAlive(response);
                 response.headers().remove(HttpHeaderNames.CONNECTION).remove(HttpHeaderNames.KEEP_ALIVE);
             }
             client.write(msg);
+            if (msg instanceof LastHttpContent && closing) {
+                ctx.channel().close(); // as the app server does: the client's next request opens another
+            }
         }
 
         @Override
