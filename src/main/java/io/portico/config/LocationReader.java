@@ -8,6 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,7 +28,7 @@ final class LocationReader {
             "index", "try-files", "autoindex", "precompressed", "allow-dotfiles", "expires", "cache-control");
     private static final Set<String> PROXY_KEYS = Set.of(
             "host", "proxy-request-buffering", "proxy-response-buffering", "streaming", "client-body-buffer-size",
-            "proxy-buffers", "via", "set-request-headers", "set-response-headers");
+            "proxy-buffers", "via", "forwarded-headers", "set-request-headers", "set-response-headers");
 
     private final Node root;
     private final Config defaults;
@@ -203,11 +206,22 @@ final class LocationReader {
         long bodyBuffer = n.bytes("client-body-buffer-size", 0, Integer.MAX_VALUE);
         long buffers = n.bytes("proxy-buffers", 0, Integer.MAX_VALUE);
         boolean via = n.bool("via");
+        Set<ForwardedHeader> forwarded = forwardedHeaders(n);
         Map<String, String> req = headers(n, "set-request-headers");
         Map<String, String> resp = headers(n, "set-response-headers");
         return new TargetConfig.Proxy(
                 upstream, uriPrefix, host.equals("upstream"), requestBuffering, responseBuffering, bodyBuffer, buffers,
-                via, req, resp);
+                via, forwarded, req, resp);
+    }
+
+    private static Set<ForwardedHeader> forwardedHeaders(Node n) {
+        Set<ForwardedHeader> out = EnumSet.noneOf(ForwardedHeader.class);
+        for (String name : n.strings("forwarded-headers")) {
+            ForwardedHeader.named(name).ifPresentOrElse(out::add, () -> n.problem("forwarded-headers", "'" + name
+                    + "' (expected: some of " + Arrays.stream(ForwardedHeader.values()).map(h -> h.header).toList()
+                    + ")"));
+        }
+        return Collections.unmodifiableSet(out);
     }
 
     private static Map<String, String> headers(Node n, String key) {

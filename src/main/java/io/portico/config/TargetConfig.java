@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /** What answers the requests of a location: files, an upstream pool, a fixed response, or the server's metrics. */
 public sealed interface TargetConfig {
@@ -29,7 +30,7 @@ public sealed interface TargetConfig {
 
     /**
      * An upstream pool. {@code uriPrefix}, when present, replaces the location prefix like nginx's
-     * {@code proxy_pass http://app/prefix/}.
+     * {@code proxy_pass http://app/prefix/}; {@code forwardedHeaders} are the forwarding headers Portico sets.
      */
     record Proxy(
             String upstream,
@@ -40,6 +41,7 @@ public sealed interface TargetConfig {
             long clientBodyBufferSize,
             long proxyBuffers,
             boolean via,
+            Set<ForwardedHeader> forwardedHeaders,
             Map<String, String> setRequestHeaders,
             Map<String, String> setResponseHeaders)
             implements TargetConfig {}

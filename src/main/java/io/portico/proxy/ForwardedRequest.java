@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.portico.config.ForwardedHeader;
 import io.portico.config.LocationConfig;
 import io.portico.route.ClientExchange;
 import io.portico.upstream.UpstreamServer;
@@ -19,6 +20,7 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Builds the request head sent upstream from the client's: always HTTP/1.1 on a keep-alive connection, hop-by-hop
@@ -68,7 +70,7 @@ final class ForwardedRequest {
 
         // Host is kept; with hostFromUpstream (or when the client sent none) it is set per attempt, see hostFor.
         String host = src.get(HttpHeaderNames.HOST);
-        forwarding(client, out, src, host);
+        forwarding(client, out, src, host, settings.target().forwardedHeaders());
         if (settings.target().via()) {
             String via = src.get(HttpHeaderNames.VIA);
             out.set(HttpHeaderNames.VIA, via == null ? VIA : via + ", " + VIA);
@@ -90,34 +92,53 @@ final class ForwardedRequest {
         return new DefaultHttpRequest(HttpVersion.HTTP_1_1, in.method(), target, out);
     }
 
-    private static void forwarding(ClientExchange client, HttpHeaders out, HttpHeaders src, String host) {
+    private static void forwarding(ClientExchange client, HttpHeaders out, HttpHeaders src, String host,
+            Set<ForwardedHeader> chosen) {
         boolean trusted = client.fromTrustedProxy();
+        if (!trusted && chosen.size() < ForwardedHeader.ALL.size()) {
+            // copied from the client above: what Portico neither sets nor vouches for must not reach the app
+            for (ForwardedHeader h : ForwardedHeader.values()) {
+                if (!chosen.contains(h)) {
+                    out.remove(h.header);
+                }
+            }
+        }
         // Formatting an address allocates: the peer's text is the connection's, the client's formatted only when it
         // differs.
         InetAddress peerAddress = client.peerAddress().getAddress();
         String peer = client.peerIp();
-        String xff = src.get("X-Forwarded-For");
-        out.set("X-Forwarded-For", trusted && xff != null && !xff.isBlank() ? xff + ", " + peer : peer);
-        InetAddress clientAddress = client.clientAddress().getAddress();
-        out.set("X-Real-IP", clientAddress == peerAddress ? peer : clientAddress.getHostAddress());
+        if (chosen.contains(ForwardedHeader.X_FORWARDED_FOR)) {
+            String xff = src.get("X-Forwarded-For");
+            out.set("X-Forwarded-For", trusted && xff != null && !xff.isBlank() ? xff + ", " + peer : peer);
+        }
+        if (chosen.contains(ForwardedHeader.X_REAL_IP)) {
+            InetAddress clientAddress = client.clientAddress().getAddress();
+            out.set("X-Real-IP", clientAddress == peerAddress ? peer : clientAddress.getHostAddress());
+        }
         String proto = client.secure() ? "https" : "http";
-        String inProto = src.get("X-Forwarded-Proto");
-        out.set("X-Forwarded-Proto", trusted && inProto != null ? inProto : proto);
-        String inHost = src.get("X-Forwarded-Host");
-        if (trusted && inHost != null) {
-            out.set("X-Forwarded-Host", inHost);
-        } else if (host != null) {
-            out.set("X-Forwarded-Host", host);
-        } else {
-            out.remove("X-Forwarded-Host");
+        if (chosen.contains(ForwardedHeader.X_FORWARDED_PROTO)) {
+            String inProto = src.get("X-Forwarded-Proto");
+            out.set("X-Forwarded-Proto", trusted && inProto != null ? inProto : proto);
         }
-        StringBuilder element = new StringBuilder("for=").append(node(peerAddress, peer));
-        if (host != null) {
-            element.append(";host=\"").append(host.replace("\"", "")).append('"');
+        if (chosen.contains(ForwardedHeader.X_FORWARDED_HOST)) {
+            String inHost = src.get("X-Forwarded-Host");
+            if (trusted && inHost != null) {
+                out.set("X-Forwarded-Host", inHost);
+            } else if (host != null) {
+                out.set("X-Forwarded-Host", host);
+            } else {
+                out.remove("X-Forwarded-Host");
+            }
         }
-        element.append(";proto=").append(proto);
-        String inForwarded = src.get("Forwarded");
-        out.set("Forwarded", trusted && inForwarded != null ? inForwarded + ", " + element : element.toString());
+        if (chosen.contains(ForwardedHeader.FORWARDED)) {
+            StringBuilder element = new StringBuilder("for=").append(node(peerAddress, peer));
+            if (host != null) {
+                element.append(";host=\"").append(host.replace("\"", "")).append('"');
+            }
+            element.append(";proto=").append(proto);
+            String inForwarded = src.get("Forwarded");
+            out.set("Forwarded", trusted && inForwarded != null ? inForwarded + ", " + element : element.toString());
+        }
     }
 
     private static boolean hasUnderscore(CharSequence name) {

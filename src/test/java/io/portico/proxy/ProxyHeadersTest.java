@@ -4,10 +4,14 @@ import static io.portico.proxy.TestConfigs.server;
 import static io.portico.proxy.TestConfigs.upstream;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.portico.config.ForwardedHeader;
+import io.portico.config.TargetConfig;
 import java.nio.charset.StandardCharsets;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** What the upstream and the client see of each other's headers. */
@@ -88,11 +92,56 @@ class ProxyHeadersTest {
         }
     }
 
+    private static TargetConfig.Proxy forwarding(ForwardedHeader... chosen) {
+        Set<ForwardedHeader> set = EnumSet.noneOf(ForwardedHeader.class);
+        set.addAll(List.of(chosen));
+        return new TargetConfig.Proxy("app", Optional.empty(), false, true, true, 1024, 1 << 20, false, set, Map.of(),
+                Map.of());
+    }
+
+    private static final String SPOOFED = "GET / HTTP/1.1\r\nHost: front.test\r\nX-Forwarded-For: 6.6.6.6\r\n"
+            + "X-Real-IP: 6.6.6.6\r\nX-Forwarded-Proto: https\r\nX-Forwarded-Host: evil.test\r\n"
+            + "Forwarded: for=6.6.6.6\r\n\r\n";
+
+    @Test
+    void onlyTheChosenForwardingHeadersAreSetAndAnUntrustedClientsOthersAreDropped() throws Exception {
+        try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                        forwarding(ForwardedHeader.X_FORWARDED_FOR), 1 << 20, 1, true);
+                TestClient client = new TestClient(proxy.port())) {
+            client.send(SPOOFED);
+            assertThat(client.read().status()).isEqualTo(200);
+            TestUpstream.Request seen = app.requests.peek();
+            assertThat(seen.header("x-forwarded-for")).isEqualTo("127.0.0.1");
+            for (String gone : List.of("x-real-ip", "x-forwarded-proto", "x-forwarded-host", "forwarded")) {
+                assertThat(seen.headers()).as(gone).doesNotContainKey(gone);
+            }
+        }
+    }
+
+    @Test
+    void noForwardingHeadersSetPassesATrustedProxysOnAsTheySent() throws Exception {
+        try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
+                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), forwarding(),
+                        1 << 20, 1, true);
+                TestClient client = new TestClient(proxy.port())) {
+            proxy.trusted = true;
+            client.send(SPOOFED);
+            assertThat(client.read().status()).isEqualTo(200);
+            TestUpstream.Request seen = app.requests.peek();
+            assertThat(seen.header("x-forwarded-for")).isEqualTo("6.6.6.6");
+            assertThat(seen.header("x-real-ip")).isEqualTo("6.6.6.6");
+            assertThat(seen.header("x-forwarded-proto")).isEqualTo("https");
+            assertThat(seen.header("x-forwarded-host")).isEqualTo("evil.test");
+            assertThat(seen.header("forwarded")).isEqualTo("for=6.6.6.6");
+        }
+    }
+
     @Test
     void uriPrefixReplacesTheLocationPrefixAndHostCanComeFromTheUpstream() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"))) {
-            var target = new io.portico.config.TargetConfig.Proxy("app", Optional.of("/v2/"), true, true, true, 1024,
-                    1 << 20, false, Map.of(), Map.of());
+            var target = new TargetConfig.Proxy("app", Optional.of("/v2/"), true, true, true, 1024, 1 << 20, false,
+                    ForwardedHeader.ALL, Map.of(), Map.of());
             var u = upstream(List.of(server(app.port())));
             try (ProxyHarness proxy = new ProxyHarness(u, target, 1 << 20, 1, true, "/api/");
                     TestClient client = new TestClient(proxy.port())) {
