@@ -20,8 +20,10 @@ portico {
   locations = [
     { path = "/static/", alias = "$peers/site/" }
     { path = "/limited/", alias = "$peers/site/", rate-limit = allips }
-    { path = "/fast/", proxy = fast }
-    { path = "/", proxy = app }
+    # the forwarding headers the peers' nginx sets: none on /fast/, X-Forwarded-For on / (Portico sets five unless
+    # told, and each is work on both sides of the hop)
+    { path = "/fast/", proxy = fast, forwarded-headers = [] }
+    { path = "/", proxy = app, forwarded-headers = [X-Forwarded-For] }
   ]
 }
 CONF
