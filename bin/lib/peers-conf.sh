@@ -51,9 +51,10 @@ wait_http() {
 }
 
 # Starts `java FLAGS -jar JAR ARGS...` with the environment ENV (NAME=VALUE words, may be empty), its output in LOG,
-# and sets java_pid; `java FLAGS MAIN ARGS...` when the fourth argument is a class name (put -cp in FLAGS). setsid gives it a session, so a scheduler autogroup, of its own, as the daemonized nginx and
-# gunicorn have; started from this script's session it would share one group's CPU with wrk (docs/benchmarks.md,
-# sixth session). FLAGS and ENV are split on spaces.
+# and sets java_pid; `java FLAGS MAIN ARGS...` when the fourth argument is a class name (put -cp in FLAGS). setsid
+# gives it a session, so a scheduler autogroup, of its own, as the daemonized nginx and gunicorn have; started from
+# this script's session it would share one group's CPU with wrk (docs/benchmarks.md, sixth session). FLAGS and ENV
+# are split on spaces.
 #   start_java LOG "ENV" "FLAGS" JAR|MAIN ARGS...
 start_java() {
   local log=$1 env=$2 flags=$3 what=$4

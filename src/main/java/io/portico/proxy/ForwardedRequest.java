@@ -1,5 +1,11 @@
 package io.portico.proxy;
 
+import static io.portico.config.ForwardedHeader.FORWARDED;
+import static io.portico.config.ForwardedHeader.X_FORWARDED_FOR;
+import static io.portico.config.ForwardedHeader.X_FORWARDED_HOST;
+import static io.portico.config.ForwardedHeader.X_FORWARDED_PROTO;
+import static io.portico.config.ForwardedHeader.X_REAL_IP;
+
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
@@ -27,9 +33,10 @@ import java.util.Set;
  * headers removed, header names with underscores dropped (they are ambiguous with dashes to CGI-style apps), the
  * forwarding headers set, and the location's {@code setRequestHeaders} applied last (an empty value removes).
  *
- * <p>Forwarding headers from the client are believed only when {@link ClientExchange#fromTrustedProxy()}: then
- * X-Forwarded-For gets the peer appended and X-Forwarded-Proto/-Host and Forwarded are kept and extended; otherwise
- * they are replaced by what Portico saw.
+ * <p>Of the forwarding headers, the location's {@code forwardedHeaders} are set. The client's are believed only
+ * when {@link ClientExchange#fromTrustedProxy()}: then X-Forwarded-For gets the peer appended and
+ * X-Forwarded-Proto/-Host and Forwarded are kept and extended (and those not chosen pass on as sent); otherwise the
+ * chosen ones are replaced by what Portico saw and the others removed.
  */
 final class ForwardedRequest {
     static final String VIA = "1.1 portico";
@@ -107,37 +114,38 @@ final class ForwardedRequest {
         // differs.
         InetAddress peerAddress = client.peerAddress().getAddress();
         String peer = client.peerIp();
-        if (chosen.contains(ForwardedHeader.X_FORWARDED_FOR)) {
-            String xff = src.get("X-Forwarded-For");
-            out.set("X-Forwarded-For", trusted && xff != null && !xff.isBlank() ? xff + ", " + peer : peer);
+        if (chosen.contains(X_FORWARDED_FOR)) {
+            String xff = src.get(X_FORWARDED_FOR.header);
+            out.set(X_FORWARDED_FOR.header, trusted && xff != null && !xff.isBlank() ? xff + ", " + peer : peer);
         }
-        if (chosen.contains(ForwardedHeader.X_REAL_IP)) {
+        if (chosen.contains(X_REAL_IP)) {
             InetAddress clientAddress = client.clientAddress().getAddress();
-            out.set("X-Real-IP", clientAddress == peerAddress ? peer : clientAddress.getHostAddress());
+            out.set(X_REAL_IP.header, clientAddress == peerAddress ? peer : clientAddress.getHostAddress());
         }
         String proto = client.secure() ? "https" : "http";
-        if (chosen.contains(ForwardedHeader.X_FORWARDED_PROTO)) {
-            String inProto = src.get("X-Forwarded-Proto");
-            out.set("X-Forwarded-Proto", trusted && inProto != null ? inProto : proto);
+        if (chosen.contains(X_FORWARDED_PROTO)) {
+            String inProto = src.get(X_FORWARDED_PROTO.header);
+            out.set(X_FORWARDED_PROTO.header, trusted && inProto != null ? inProto : proto);
         }
-        if (chosen.contains(ForwardedHeader.X_FORWARDED_HOST)) {
-            String inHost = src.get("X-Forwarded-Host");
+        if (chosen.contains(X_FORWARDED_HOST)) {
+            String inHost = src.get(X_FORWARDED_HOST.header);
             if (trusted && inHost != null) {
-                out.set("X-Forwarded-Host", inHost);
+                out.set(X_FORWARDED_HOST.header, inHost);
             } else if (host != null) {
-                out.set("X-Forwarded-Host", host);
+                out.set(X_FORWARDED_HOST.header, host);
             } else {
-                out.remove("X-Forwarded-Host");
+                out.remove(X_FORWARDED_HOST.header);
             }
         }
-        if (chosen.contains(ForwardedHeader.FORWARDED)) {
+        if (chosen.contains(FORWARDED)) {
             StringBuilder element = new StringBuilder("for=").append(node(peerAddress, peer));
             if (host != null) {
                 element.append(";host=\"").append(host.replace("\"", "")).append('"');
             }
             element.append(";proto=").append(proto);
-            String inForwarded = src.get("Forwarded");
-            out.set("Forwarded", trusted && inForwarded != null ? inForwarded + ", " + element : element.toString());
+            String inForwarded = src.get(FORWARDED.header);
+            out.set(FORWARDED.header,
+                    trusted && inForwarded != null ? inForwarded + ", " + element : element.toString());
         }
     }
 
