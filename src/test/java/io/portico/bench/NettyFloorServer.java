@@ -59,7 +59,7 @@ import java.util.stream.Stream;
  * response, so that a figure Portico misses can be told apart from one Netty itself misses on the same box. Not a
  * server: nothing here is checked or bounded.
  *
- * <pre>B_MAIN=io.portico.bench.NettyFloorServer bin/bench-ab 5 5 /static/1k.txt /fast/ /limited/1k.txt</pre>
+ * <pre>B_MAIN=io.portico.bench.NettyFloorServer bin/bench-ab 5 5 /static/1k.txt /fast/ /limited/1k.txt /</pre>
  *
  * Arguments: PORT WORKERS DIR [FAST_PORT [APP_PORT]]: the peers' directory (files are read from DIR/site), the
  * fast app's port (18001 by default) and the app server's (18000).
@@ -71,7 +71,6 @@ public final class NettyFloorServer {
             .ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
 
     private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
-    private static Class<? extends Channel> clientChannel;
 
     /** A file's bytes and the headers that do not change while it is held. */
     private record File(ByteBuf bytes, HttpHeaders headers) {}
@@ -97,7 +96,8 @@ public final class NettyFloorServer {
         int fastPort = args.length > 3 ? Integer.parseInt(args[3]) : 18001;
         int appPort = args.length > 4 ? Integer.parseInt(args[4]) : 18000;
         boolean epoll = Epoll.isAvailable();
-        clientChannel = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
+        Upstreams upstreams =
+                new Upstreams(epoll ? EpollSocketChannel.class : NioSocketChannel.class, fastPort, appPort);
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(workers, io);
@@ -106,7 +106,7 @@ public final class NettyFloorServer {
                     .childHandler(new ChannelInitializer<>() {
                         @Override
                         protected void initChannel(Channel ch) {
-                            ch.pipeline().addLast(new HttpServerCodec(), new FloorHandler(files, fastPort, appPort));
+                            ch.pipeline().addLast(new HttpServerCodec(), new FloorHandler(files, upstreams));
                         }
                     })
                     .bind("127.0.0.1", port).sync().channel();
@@ -149,10 +149,12 @@ public final class NettyFloorServer {
      * per client connection, re-encoded by Netty's codecs with the hop-by-hop headers out and X-Forwarded-For in.
      * Flushes once per read, as Portico does. Requests on a connection come one at a time (wrk does not pipeline).
      */
+    /** Where relayed requests go, and the channel class that reaches them from the server's loops. */
+    private record Upstreams(Class<? extends Channel> channel, int fastPort, int appPort) {}
+
     private static final class FloorHandler extends ChannelInboundHandlerAdapter {
         private final Map<String, File> files;
-        private final int fastPort;
-        private final int appPort;
+        private final Upstreams upstreams;
         private ChannelFuture upstream;
         private int upstreamPort;
         private boolean relaying;
@@ -160,10 +162,9 @@ public final class NettyFloorServer {
         private long dateSecond;
         private String date;
 
-        FloorHandler(Map<String, File> files, int fastPort, int appPort) {
+        FloorHandler(Map<String, File> files, Upstreams upstreams) {
             this.files = files;
-            this.fastPort = fastPort;
-            this.appPort = appPort;
+            this.upstreams = upstreams;
         }
 
         @Override
@@ -174,7 +175,7 @@ public final class NettyFloorServer {
                 if (relaying) {
                     request.headers().remove(HttpHeaderNames.CONNECTION).remove(HttpHeaderNames.KEEP_ALIVE)
                             .set(X_FORWARDED_FOR, forwardedFor(ctx));
-                    open(ctx, uri.startsWith("/fast/") ? fastPort : appPort);
+                    open(ctx, uri.startsWith("/fast/") ? upstreams.fastPort() : upstreams.appPort());
                     relay(request);
                 } else {
                     answer(ctx, request);
@@ -229,7 +230,7 @@ public final class NettyFloorServer {
                 upstream.channel().close();
             }
             upstreamPort = port;
-            upstream = new Bootstrap().group(ctx.channel().eventLoop()).channel(clientChannel)
+            upstream = new Bootstrap().group(ctx.channel().eventLoop()).channel(upstreams.channel())
                     .handler(new ChannelInitializer<>() {
                         @Override
                         protected void initChannel(Channel ch) {
