@@ -1,5 +1,9 @@
 package io.portico.ratelimit;
 
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +28,13 @@ import org.slf4j.LoggerFactory;
  * through a spray) is sampled rather than exact. A run that takes long (a spray's writes and evictions) is
  * followed at once by the next, so the write buffer, which writers on the event loops would otherwise have to
  * drain themselves once it is full, keeps up.
+ *
+ * <p>Before sleeping untimed, each task run since the last sleep is run once more (and again while that run is
+ * heavy). Caffeine hands this executor
+ * only its maintenance task (one per cache, idempotent: the zones' caches have a synchronous eviction listener
+ * and no loaders or removal listeners), and a maintenance pass that stops at its work limit is not rescheduled on
+ * an executor of one's own while the cache's expiry sweep holds its scheduler (up to forget-after, a minute for
+ * 1r/m): after a spray the zone would keep more than max-clients until the next request or sweep.
  */
 final class ZoneUpkeep implements Executor {
     private static final Logger log = LoggerFactory.getLogger(ZoneUpkeep.class);
@@ -35,6 +46,8 @@ final class ZoneUpkeep implements Executor {
     private final long gatherNanos;
     private final long heavyNanos;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    /** The upkeep thread's own: tasks run since it last slept, to run once more before it sleeps again. */
+    private final Set<Runnable> ranSinceSleep = Collections.newSetFromMap(new IdentityHashMap<>());
     private final AtomicBoolean sleeping = new AtomicBoolean();
     private final Thread thread;
 
@@ -59,14 +72,23 @@ final class ZoneUpkeep implements Executor {
         for (;;) {
             long start = System.nanoTime();
             for (Runnable task = tasks.poll(); task != null; task = tasks.poll()) {
-                try {
-                    task.run();
-                } catch (RuntimeException | Error e) { // one failed task must not end every zone's upkeep
-                    log.warn("rate-limit zone upkeep failed", e);
+                if (run(task)) {
+                    ranSinceSleep.add(task);
                 }
             }
             if (System.nanoTime() - start < heavyNanos) {
                 LockSupport.parkNanos(this, gatherNanos);
+            }
+            if (tasks.isEmpty() && !ranSinceSleep.isEmpty()) {
+                List<Runnable> settle = List.copyOf(ranSinceSleep);
+                ranSinceSleep.clear();
+                for (Runnable task : settle) { // see the class comment
+                    long before = System.nanoTime();
+                    if (run(task) && System.nanoTime() - before >= heavyNanos) {
+                        ranSinceSleep.add(task); // it found work: there may be more
+                    }
+                }
+                continue;
             }
             if (tasks.isEmpty()) {
                 sleeping.set(true);
@@ -76,6 +98,17 @@ final class ZoneUpkeep implements Executor {
                 }
                 sleeping.set(false);
             }
+        }
+    }
+
+    /** Whether {@code task} completed; one that throws is logged and not run again by the settling pass. */
+    private boolean run(Runnable task) {
+        try {
+            task.run();
+            return true;
+        } catch (RuntimeException | Error e) { // one failed task must not end every zone's upkeep
+            log.warn("rate-limit zone upkeep failed", e);
+            return false;
         }
     }
 }
