@@ -30,11 +30,11 @@ import org.slf4j.LoggerFactory;
  * drain themselves once it is full, keeps up.
  *
  * <p>Before sleeping untimed, each task run since the last sleep is run once more (and again while that run is
- * heavy). Caffeine hands this executor
- * only its maintenance task (one per cache, idempotent: the zones' caches have a synchronous eviction listener
- * and no loaders or removal listeners), and a maintenance pass that stops at its work limit is not rescheduled on
- * an executor of one's own while the cache's expiry sweep holds its scheduler (up to forget-after, a minute for
- * 1r/m): after a spray the zone would keep more than max-clients until the next request or sweep.
+ * heavy). Caffeine hands this executor only its maintenance task (one per cache, idempotent: the zones' caches
+ * have a synchronous eviction listener and no loaders or removal listeners), and a maintenance pass that stops at
+ * its work limit is not rescheduled on an executor of one's own while the cache's expiry sweep holds its scheduler
+ * (up to forget-after, a minute for 1r/m): after a spray the zone would keep more than max-clients until the next
+ * request or sweep.
  */
 final class ZoneUpkeep implements Executor {
     private static final Logger log = LoggerFactory.getLogger(ZoneUpkeep.class);

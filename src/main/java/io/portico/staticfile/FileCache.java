@@ -157,11 +157,9 @@ final class FileCache {
         FileMeta[] variants = new FileMeta[ContentCoding.PREFERENCE.length];
         boolean any = false;
         for (ContentCoding coding : ContentCoding.PREFERENCE) {
-            Path siblingPath = file.resolveSibling(file.getFileName() + coding.suffix);
-            if (!exists(siblingPath)) {
-                continue; // most files have no variants: one stat each, not the symlink check's realpaths
-            }
-            FileMeta variant = stat(new Key(key.root(), key.relative() + coding.suffix), siblingPath);
+            // most files have no variants: stat's first check answers an absent one with one stat
+            FileMeta variant = stat(new Key(key.root(), key.relative() + coding.suffix),
+                    file.resolveSibling(file.getFileName() + coding.suffix));
             if (variant.isFile()) {
                 variants[coding.ordinal()] = variant.asVariant(coding);
                 any = true;
@@ -183,8 +181,8 @@ final class FileCache {
 
     private FileMeta stat(Key key, Path file) {
         if (!exists(file)) {
-            // one stat, where the realpath below would walk the path and report the absence by a throw: a flood
-            // of distinct missing paths (a scanner) loads each of them once
+            // one stat, where the realpath below would walk the path and report the absence by a throw: an absent
+            // precompressed variant, and each path of a flood of distinct missing ones (a scanner)
             return FileMeta.missing(key, file);
         }
         try {
