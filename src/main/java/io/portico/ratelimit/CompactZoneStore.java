@@ -23,9 +23,18 @@ import java.util.function.Function;
  * recomputes (no allocation, no lock to hold across the Caffeine lookup).
  *
  * <p>Memory: Caffeine bounded by {@code maxClients} (W-TinyLFU admission keeps hot keys under a spray of new
- * ones) and expiring a key {@code (burst + 1) * T} after its last request, when its bucket is full again, so an
+ * ones) and expiring a key {@code (burst + 1) * T} after its last access, when its bucket is full again, so an
  * expiry never hands out tokens early. A Bucket4j bucket per key costs several times more memory
  * ({@link Bucket4jZoneStore}, measured by {@code ZoneMemoryBenchmark}), hence this store.
+ *
+ * <p>A connection's {@link SlotMemo} skips the cache lookup (half of a passing request's cost in the limiter,
+ * with the clock read and read-buffer upkeep it brings) when its request has the key it charged last. Three
+ * rules keep that exact. A slot the cache drops is marked {@link #RETIRED} as it goes, so no memo charges a state
+ * that a new slot of the same key has replaced. A memo charges only while the new arrival time stays within
+ * {@code (burst + 1) * T} of when the slot was last found, so the entry's access time (refreshed by that lookup)
+ * keeps it from expiring before its bucket is full again; past that the slot is looked up, which refreshes it.
+ * And every {@link #MEMO_USES}th request looks up anyway, so a busy client still counts in the frequencies that
+ * decide who stays under a spray (Caffeine samples reads anyway: its read buffers drop what they cannot hold).
  */
 final class CompactZoneStore implements ZoneStore {
 
@@ -34,6 +43,12 @@ final class CompactZoneStore implements ZoneStore {
      * keys, compressed oops); {@code portico check} multiplies it by {@code maxClients}.
      */
     static final long BYTES_PER_CLIENT = 115;
+
+    /** The arrival time of a slot the cache has dropped: whoever holds it must find the key again. */
+    static final long RETIRED = Long.MAX_VALUE;
+
+    /** A memo's requests between two lookups of its slot. */
+    static final int MEMO_USES = 64;
 
     private static final VarHandle TAT;
 
@@ -66,6 +81,9 @@ final class CompactZoneStore implements ZoneStore {
                 .ticker(clock::nanoTime)
                 .executor(maintenance)
                 .evictionListener((ClientKey key, ClientKey slot, RemovalCause cause) -> {
+                    // Run as the entry is removed, before its key can be stored anew. A charge that lands just
+                    // before this is lost with the slot: after an expiry that changes nothing (the bucket was full).
+                    slot.tat = RETIRED;
                     if (cause == RemovalCause.SIZE) {
                         evictions.increment();
                     }
@@ -75,36 +93,92 @@ final class CompactZoneStore implements ZoneStore {
 
     @Override
     public long take(ClientKey key, long nowNanos) {
-        ClientKey slot = slots.getIfPresent(key);
-        if (slot == null) {
-            // Store a copy, never the caller's probe, as one object serving as key, value and state.
-            slot = slots.get(key.copy(), ITSELF);
-        }
+        return take(key, nowNanos, null);
+    }
+
+    @Override
+    public long take(ClientKey key, long nowNanos, SlotMemo memo) {
+        ClientKey slot = remembered(memo, key);
         for (;;) {
+            if (slot == null) {
+                slot = find(key);
+                if (memo != null) {
+                    memo.slot = slot;
+                    memo.foundAt = nowNanos;
+                    memo.uses = 0;
+                }
+            }
             long tat = slot.tat;
+            if (tat == RETIRED) {
+                slot = null;
+                continue;
+            }
             long start = Math.max(tat, nowNanos);
             long backlog = start - nowNanos;
             if (backlog > shape.toleranceNanos()) {
                 return -(backlog - shape.toleranceNanos());
             }
-            if (TAT.compareAndSet(slot, tat, start + shape.intervalNanos())) {
+            long next = start + shape.intervalNanos();
+            if (memo != null && next - memo.foundAt > shape.forgetAfterNanos()) {
+                // the entry could expire before this charge is refilled; a lookup refreshes it (never true just
+                // after one: next <= now + tolerance + T)
+                slot = null;
+                continue;
+            }
+            if (TAT.compareAndSet(slot, tat, next)) {
                 return Math.max(0, backlog - shape.immediateNanos());
             }
         }
     }
 
+    /** The memo's slot when it holds {@code key} and its lookup is not due; null means look the key up. */
+    private static ClientKey remembered(SlotMemo memo, ClientKey key) {
+        if (memo == null || memo.slot == null || ++memo.uses > MEMO_USES || !memo.slot.equals(key)) {
+            return null;
+        }
+        return memo.slot;
+    }
+
+    /** The key's live slot, stored now if it has none. */
+    private ClientKey find(ClientKey key) {
+        for (;;) {
+            ClientKey slot = slots.getIfPresent(key);
+            if (slot == null) {
+                // Store a copy, never the caller's probe, as one object serving as key, value and state.
+                slot = slots.get(key.copy(), ITSELF);
+            }
+            if (slot.tat != RETIRED) {
+                return slot;
+            }
+            Thread.onSpinWait(); // dropped this instant: its entry is on its way out of the map
+        }
+    }
+
     @Override
     public void giveBack(ClientKey key, long nowNanos) {
-        ClientKey slot = slots.getIfPresent(key);
-        if (slot != null) {
-            TAT.getAndAdd(slot, -shape.intervalNanos());
+        giveBack(key, nowNanos, null);
+    }
+
+    @Override
+    public void giveBack(ClientKey key, long nowNanos, SlotMemo memo) {
+        // the slot the request was charged to: take leaves it in the memo
+        ClientKey slot = memo != null && memo.slot != null && memo.slot.equals(key) ? memo.slot
+                : slots.getIfPresent(key);
+        if (slot == null) {
+            return;
+        }
+        for (;;) {
+            long tat = slot.tat;
+            if (tat == RETIRED || TAT.compareAndSet(slot, tat, tat - shape.intervalNanos())) {
+                return;
+            }
         }
     }
 
     @Override
     public long backlogNanos(ClientKey key, long nowNanos) {
         ClientKey slot = slots.getIfPresent(key);
-        return slot == null ? 0 : Math.max(0, slot.tat - nowNanos);
+        return slot == null || slot.tat == RETIRED ? 0 : Math.max(0, slot.tat - nowNanos);
     }
 
     @Override

@@ -45,12 +45,13 @@ final class LocationLimits {
         return Cidr.anyContains(unlimited, socket == null ? null : socket.getAddress());
     }
 
-    RateVerdict checkRate(ClientExchange client, HttpRequest request, long now) {
+    /** {@code memos}: the connection's, by zone index ({@link RateZone#index}); filled in as zones are used. */
+    RateVerdict checkRate(ClientExchange client, HttpRequest request, long now, SlotMemo[] memos) {
         if (rate.length == 0) {
             return RateVerdict.UNLIMITED;
         }
         if (rate.length == 1 && !headersOnPass) {
-            return checkOne(rate[0], client, request, now);
+            return checkOne(rate[0], client, request, now, memo(memos, rate[0]));
         }
         ClientKey[] keys = new ClientKey[rate.length];
         long[] verdicts = new long[rate.length];
@@ -60,11 +61,11 @@ final class LocationLimits {
             if (keys[i] == null) {
                 continue;
             }
-            verdicts[i] = zone.store.take(keys[i], now);
+            verdicts[i] = zone.store.take(keys[i], now, memo(memos, zone));
             if (verdicts[i] < 0 && !zone.config.dryRun()) {
                 for (int j = 0; j < i; j++) {
                     if (keys[j] != null && verdicts[j] >= 0) {
-                        rate[j].store.giveBack(keys[j], now);
+                        rate[j].store.giveBack(keys[j], now, memos[rate[j].index]);
                     }
                 }
                 zone.counters.rejected.increment();
@@ -91,12 +92,13 @@ final class LocationLimits {
      * The common case, one zone and no RateLimit fields on passes, without the arrays and the note builder of
      * several zones: a request that passes at once allocates only its key probe.
      */
-    private static RateVerdict checkOne(RateZone zone, ClientExchange client, HttpRequest request, long now) {
+    private static RateVerdict checkOne(RateZone zone, ClientExchange client, HttpRequest request, long now,
+            SlotMemo memo) {
         ClientKey key = zone.key.of(client, request);
         if (key == null) {
             return RateVerdict.UNLIMITED;
         }
-        long verdict = zone.store.take(key, now);
+        long verdict = zone.store.take(key, now, memo);
         if (verdict == 0) {
             zone.counters.passed.increment();
             return zone.passedAtOnce;
@@ -107,6 +109,11 @@ final class LocationLimits {
         }
         String note = count(zone, verdict);
         return new RateVerdict(zone.config.dryRun() ? 0 : verdict, null, 0, note, null);
+    }
+
+    private static SlotMemo memo(SlotMemo[] memos, RateZone zone) {
+        SlotMemo memo = memos[zone.index];
+        return memo != null ? memo : (memos[zone.index] = new SlotMemo());
     }
 
     private HttpHeaders passHeaders(ClientKey[] keys, long now) {

@@ -24,6 +24,8 @@ import java.util.concurrent.TimeUnit;
  * its limit-conn slots. One instance per channel; every method runs on the channel's event loop.
  */
 final class RateLimitHandler extends ChannelDuplexHandler {
+    private static final SlotMemo[] NO_MEMOS = {};
+
     private final RateLimits limits;
     private final NanoClock clock;
 
@@ -38,10 +40,13 @@ final class RateLimitHandler extends ChannelDuplexHandler {
     private final List<LocationLimits.Lease> leases = new ArrayList<>(1);
     /** RateLimit fields for the response of the request in progress ({@code headers = always}); usually null. */
     private HttpHeaders passHeaders;
+    /** Where this connection's last client of each zone keeps its state, by zone index. */
+    private final SlotMemo[] memos;
 
     RateLimitHandler(RateLimits limits, NanoClock clock) {
         this.limits = limits;
         this.clock = clock;
+        this.memos = limits.rateZoneCount() == 0 ? NO_MEMOS : new SlotMemo[limits.rateZoneCount()];
     }
 
     @Override
@@ -67,7 +72,7 @@ final class RateLimitHandler extends ChannelDuplexHandler {
             ctx.fireChannelRead(request);
             return;
         }
-        RateVerdict verdict = location.checkRate(client, request, clock.nanoTime());
+        RateVerdict verdict = location.checkRate(client, request, clock.nanoTime(), memos);
         if (verdict.note() != null) {
             client.log().note(verdict.note());
         }

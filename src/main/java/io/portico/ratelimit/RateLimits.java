@@ -31,7 +31,7 @@ public final class RateLimits {
         this.allowUnlimited = orEmpty(config.allowUnlimited());
         for (RateLimitZoneConfig zone : orEmpty(config.rateLimits()).values()) {
             ZoneShape shape = ZoneShape.of(zone);
-            rateZones.put(zone.name(), new RateZone(zone,
+            rateZones.put(zone.name(), new RateZone(rateZones.size(), zone,
                     new CompactZoneStore(shape, zone.maxClients(), clock, maintenance, sweeper)));
         }
         for (LimitConnConfig zone : orEmpty(config.limitConn()).values()) {
@@ -86,6 +86,10 @@ public final class RateLimits {
     LocationLimits forLocation(LocationConfig location) {
         LocationLimits limits = byLocation.get(location);
         return limits != null || location == null ? limits : resolve(location);
+    }
+
+    int rateZoneCount() {
+        return rateZones.size();
     }
 
     RateZone rateZone(String name) {

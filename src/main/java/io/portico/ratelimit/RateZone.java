@@ -13,6 +13,8 @@ final class RateZone {
     private static final AsciiString RATE_LIMIT_POLICY = AsciiString.cached("RateLimit-Policy");
     private static final AsciiString RATE_LIMIT = AsciiString.cached("RateLimit");
 
+    /** This zone's place among its server's zones: where a connection keeps its {@link SlotMemo} for it. */
+    final int index;
     final RateLimitZoneConfig config;
     final ZoneShape shape;
     final ZoneStore store;
@@ -28,7 +30,8 @@ final class RateZone {
     private final AsciiString policy;
     private volatile Rejection lastRejection;
 
-    RateZone(RateLimitZoneConfig config, ZoneStore store) {
+    RateZone(int index, RateLimitZoneConfig config, ZoneStore store) {
+        this.index = index;
         this.config = config;
         this.shape = ZoneShape.of(config);
         this.store = store;

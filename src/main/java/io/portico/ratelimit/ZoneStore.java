@@ -13,8 +13,21 @@ interface ZoneStore {
     /** Admits and charges one request of {@code key} at {@code nowNanos}, or rejects it without charging. */
     long take(ClientKey key, long nowNanos);
 
+    /**
+     * {@link #take} for a connection that remembers where its last client's state was: {@code memo} is that
+     * connection's own, and a store may use it to skip finding the key. The default ignores it.
+     */
+    default long take(ClientKey key, long nowNanos, SlotMemo memo) {
+        return take(key, nowNanos);
+    }
+
     /** Undoes a {@link #take} that admitted {@code key}: another zone rejected the same request. */
     void giveBack(ClientKey key, long nowNanos);
+
+    /** {@link #giveBack} for a request charged through {@code memo}. */
+    default void giveBack(ClientKey key, long nowNanos, SlotMemo memo) {
+        giveBack(key, nowNanos);
+    }
 
     /**
      * How far ahead of {@code nowNanos} the key's bucket is charged (nginx's {@code excess * T}); 0 for a key with

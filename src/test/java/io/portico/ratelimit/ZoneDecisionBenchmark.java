@@ -31,7 +31,10 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 /**
  * The decision hot path: find the client's state among known clients and charge it (target: under 200 ns).
  * {@code keyAndTake} adds building the key from the request's client address, as the handler does (over the
- * first 1,024 clients).
+ * first 1,024 clients). {@code passLookedUp} and {@code passRemembered} are one keep-alive connection of one
+ * client that its zone never rejects, as the handler charges it, without and with the connection's
+ * {@link SlotMemo} (the compact store; they ignore the parameters: run them with
+ * {@code -p clients=1024 -p store=COMPACT}).
  *
  * <p>Run: {@code mvn -q -o test-compile && java -cp target/test-classes:target/classes:$(cat cp.txt)
  * io.portico.ratelimit.ZoneDecisionBenchmark} (cp.txt from {@code mvn dependency:build-classpath}).
@@ -95,6 +98,39 @@ public class ZoneDecisionBenchmark {
     public long keyAndTake(Cursor cursor) {
         int i = cursor.next = (cursor.next + 1) & 1023;
         return zone.take(requestKey.of(requests[i], request), System.nanoTime());
+    }
+
+    /** One client's keep-alive connection; its zone (10^9 r/s, burst 10^9) admits every request at once. */
+    @State(Scope.Thread)
+    public static class Connection {
+        ZoneStore zone;
+        RequestKey key;
+        FakeClientExchange client;
+        HttpRequest request;
+        final SlotMemo memo = new SlotMemo();
+
+        @Setup
+        public void setUp() {
+            RateLimitZoneConfig config = new RateLimitZoneConfig(
+                    "allips", "client-ip", 1_000_000_000, Duration.ofSeconds(1), 1_000_000_000, true, 0, 429,
+                    1_000_000, false, 64, RateLimitZoneConfig.Headers.ON_REJECT);
+            zone = StoreKind.COMPACT.create(config, NanoClock.SYSTEM, ZoneUpkeep.SHARED);
+            key = RequestKey.parse("allips", "client-ip", 64);
+            client = new FakeClientExchange(new EmbeddedChannel(),
+                    new Route(Configs.location(List.of(), List.of()), null)).client("10.0.0.1");
+            request = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/");
+        }
+    }
+
+    @Benchmark
+    public long passLookedUp(Connection connection) {
+        return connection.zone.take(connection.key.of(connection.client, connection.request), System.nanoTime());
+    }
+
+    @Benchmark
+    public long passRemembered(Connection connection) {
+        return connection.zone.take(connection.key.of(connection.client, connection.request), System.nanoTime(),
+                connection.memo);
     }
 
     public static void main(String[] args) throws RunnerException, CommandLineOptionException {
