@@ -82,7 +82,8 @@ final class CompactZoneStore implements ZoneStore {
                 .executor(maintenance)
                 .evictionListener((ClientKey key, ClientKey slot, RemovalCause cause) -> {
                     // Run as the entry is removed, before its key can be stored anew. A charge that lands just
-                    // before this is lost with the slot: after an expiry that changes nothing (the bucket was full).
+                    // before this goes with the slot's state: after an expiry that changes nothing (take keeps an
+                    // expiring slot's bucket full), after an eviction it is what the eviction loses anyway.
                     slot.tat = RETIRED;
                     if (cause == RemovalCause.SIZE) {
                         evictions.increment();
