@@ -35,10 +35,10 @@ final class CachingHeaders {
     void addTo(HttpHeaders headers) {
         if (hasExpires) {
             long at = clock.millis() + expiresMillis;
-            headers.set(HttpHeaderNames.EXPIRES, expiresAt.at(Math.floorDiv(at, 1000)));
+            headers.add(HttpHeaderNames.EXPIRES, expiresAt.at(Math.floorDiv(at, 1000)));
         }
         if (cacheControl != null) {
-            headers.set(HttpHeaderNames.CACHE_CONTROL, cacheControl);
+            headers.add(HttpHeaderNames.CACHE_CONTROL, cacheControl);
         }
     }
 }

@@ -134,32 +134,33 @@ final class FileSender {
         return new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content, HEADERS, TRAILERS);
     }
 
+    /** {@code headers} are a new response's, empty: added, not set (a set looks each name up to remove it). */
     private void entityHeaders(HttpHeaders headers, Representation representation, long start, long length,
             boolean partial) {
         FileMeta file = representation.file();
-        headers.set(HttpHeaderNames.CONTENT_TYPE, representation.original().values().contentType());
+        headers.add(HttpHeaderNames.CONTENT_TYPE, representation.original().values().contentType());
         if (length == file.size()) {
-            headers.set(HttpHeaderNames.CONTENT_LENGTH, file.values().length());
+            headers.add(HttpHeaderNames.CONTENT_LENGTH, file.values().length());
         } else {
-            headers.set(HttpHeaderNames.CONTENT_LENGTH, length);
+            headers.add(HttpHeaderNames.CONTENT_LENGTH, length);
         }
         if (partial) {
-            headers.set(HttpHeaderNames.CONTENT_RANGE,
+            headers.add(HttpHeaderNames.CONTENT_RANGE,
                     "bytes " + start + "-" + (start + length - 1) + "/" + file.size());
         }
-        headers.set(HttpHeaderNames.ACCEPT_RANGES, HttpHeaderValues.BYTES);
+        headers.add(HttpHeaderNames.ACCEPT_RANGES, HttpHeaderValues.BYTES);
         validators(headers, representation);
     }
 
     private void validators(HttpHeaders headers, Representation representation) {
         FileMeta file = representation.file();
-        headers.set(HttpHeaderNames.LAST_MODIFIED, file.values().lastModified());
-        headers.set(HttpHeaderNames.ETAG, file.values().etag());
+        headers.add(HttpHeaderNames.LAST_MODIFIED, file.values().lastModified());
+        headers.add(HttpHeaderNames.ETAG, file.values().etag());
         if (representation.coding() != null) {
-            headers.set(HttpHeaderNames.CONTENT_ENCODING, representation.coding().token);
+            headers.add(HttpHeaderNames.CONTENT_ENCODING, representation.coding().token);
         }
         if (representation.vary()) {
-            headers.set(HttpHeaderNames.VARY, VARY_ACCEPT_ENCODING);
+            headers.add(HttpHeaderNames.VARY, VARY_ACCEPT_ENCODING);
         }
         caching.addTo(headers);
     }
