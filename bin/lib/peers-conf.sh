@@ -1,6 +1,6 @@
 # Sourced by the bench scripts: the Portico configuration that mirrors ../shared/peers' nginx (same files,
 # upstreams and zone), so that a scenario means the same on both sides, and what the scripts share to start and
-# wait for servers (ports_free, wait_http, start_java).
+# wait for servers (ports_free, wait_http, start_java, peers_start).
 #   peers_portico_conf PORT WORKERS PEERS_DIR APP_PORT FAST_PORT > portico.conf
 peers_portico_conf() {
   local port=$1 workers=$2 peers=$3 app_port=$4 fast_port=$5
@@ -63,4 +63,16 @@ start_java() {
   # shellcheck disable=SC2086
   setsid env $env java $flags "$@" >"$log" 2>&1 </dev/null &
   java_pid=$!
+}
+
+# Starts ../shared/peers with their runtime files (nginx's configuration, pid, temporary and error log files) in
+# RUN_DIR, to be removed with the run: nginx logs every rejection of the flood scenario there (about 1 GB a minute
+# of flood), which the default /tmp/peers-run kept from run to run (42 GB after ten sessions) and which the kernel
+# wrote back to disk during later rounds. PEERS_RUN stays exported, so the script's `peers.sh stop` finds them.
+#   peers_start PEERS_DIR RUN_DIR APP_PORT NGINX_PORT WORKERS
+peers_start() {
+  export PEERS_RUN=$2
+  mkdir -p "$PEERS_RUN"
+  chmod 755 "$(dirname "$PEERS_RUN")" # nginx's workers run as nobody and use their temporary directories there
+  "$1/peers.sh" start "$3" "$4" "$5" >/dev/null
 }
