@@ -33,8 +33,11 @@ import java.util.function.Function;
  * that a new slot of the same key has replaced. A memo charges only while the new arrival time stays within
  * {@code (burst + 1) * T} of when the slot was last found, so the entry's access time (refreshed by that lookup)
  * keeps it from expiring before its bucket is full again; past that the slot is looked up, which refreshes it.
- * And every {@link #MEMO_USES}th request looks up anyway, so a busy client still counts in the frequencies that
- * decide who stays under a spray (Caffeine samples reads anyway: its read buffers drop what they cannot hold).
+ * And while the zone holds more than half its {@code maxClients} (a spray of new addresses fills it) memos are
+ * bypassed: who stays in a full zone is decided by how often Caffeine has seen each key, and a busy client charged
+ * through its memo looks rare (in a zone of 100 sprayed from another connection, it lost its bucket to the spray
+ * when seen even once in 8 of its requests; looked up every time, never). Every {@link #MEMO_USES}th request looks
+ * up anyway, and each lookup updates whether the zone is crowded.
  */
 final class CompactZoneStore implements ZoneStore {
 
@@ -66,6 +69,10 @@ final class CompactZoneStore implements ZoneStore {
     private final ZoneShape shape;
     private final Cache<ClientKey, ClientKey> slots;
     private final LongAdder evictions = new LongAdder();
+    /** Above this many clients the zone is crowded: memos are bypassed (see the class comment). */
+    private final long crowdedAbove;
+    /** Whether the zone held more than {@code crowdedAbove} clients at its last lookup. */
+    private volatile boolean crowded;
 
     CompactZoneStore(ZoneShape shape, long maxClients, NanoClock clock, Executor maintenance) {
         this(shape, maxClients, clock, maintenance, Scheduler.disabledScheduler());
@@ -73,7 +80,17 @@ final class CompactZoneStore implements ZoneStore {
 
     /** {@code sweeper} removes expired clients of a zone that gets no traffic (production: the system scheduler). */
     CompactZoneStore(ZoneShape shape, long maxClients, NanoClock clock, Executor maintenance, Scheduler sweeper) {
+        this(shape, maxClients, clock, maintenance, sweeper, maxClients / 2);
+    }
+
+    /**
+     * Tests: {@code crowdedAbove} is the number of clients above which memos are bypassed; a test that needs a
+     * remembered slot evicted (which a lookup racing a spray can see) sets it out of reach.
+     */
+    CompactZoneStore(ZoneShape shape, long maxClients, NanoClock clock, Executor maintenance, Scheduler sweeper,
+            long crowdedAbove) {
         this.shape = shape;
+        this.crowdedAbove = crowdedAbove;
         this.slots = Caffeine.newBuilder()
                 .scheduler(sweeper)
                 .maximumSize(maxClients)
@@ -132,9 +149,12 @@ final class CompactZoneStore implements ZoneStore {
         }
     }
 
-    /** The memo's slot when it holds {@code key} and its lookup is not due; null means look the key up. */
-    private static ClientKey remembered(SlotMemo memo, ClientKey key) {
-        if (memo == null || memo.slot == null || ++memo.uses > MEMO_USES || !memo.slot.equals(key)) {
+    /**
+     * The memo's slot when it holds {@code key}, its lookup is not due and the zone is not crowded; null means look
+     * the key up.
+     */
+    private ClientKey remembered(SlotMemo memo, ClientKey key) {
+        if (memo == null || memo.slot == null || ++memo.uses > MEMO_USES || crowded || !memo.slot.equals(key)) {
             return null;
         }
         return memo.slot;
@@ -149,6 +169,10 @@ final class CompactZoneStore implements ZoneStore {
                 slot = slots.get(key.copy(), ITSELF);
             }
             if (slot.tat != RETIRED) {
+                boolean full = slots.estimatedSize() > crowdedAbove;
+                if (full != crowded) {
+                    crowded = full;
+                }
                 return slot;
             }
             Thread.onSpinWait(); // dropped this instant: its entry is on its way out of the map

@@ -3,6 +3,7 @@ package io.portico.ratelimit;
 import static io.portico.ratelimit.Zones.SECOND;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.github.benmanes.caffeine.cache.Scheduler;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
@@ -50,7 +51,10 @@ class SlotMemoTest {
 
     @Test
     void aSlotEvictedWhileRememberedIsNeverChargedAgain() {
-        CompactZoneStore store = store(1);
+        // A zone of 1 is always crowded, which bypasses memos; here it never counts as crowded, as for a connection
+        // whose memo is used just as a spray evicts its client
+        CompactZoneStore store = new CompactZoneStore(ZoneShape.of(Zones.nodelay(10, SECOND, 5)), 1, clock,
+                Runnable::run, Scheduler.disabledScheduler(), Long.MAX_VALUE);
         SlotMemo evicted = new SlotMemo();
         assertThat(passed(store, CLIENT, evicted, 1)).isEqualTo(1);
         // another key, stored again and again, grows more frequent than CLIENT until it takes its place
@@ -84,6 +88,26 @@ class SlotMemoTest {
             passed += passed(store, CLIENT, connection, 2);
         }
         assertThat(passed).as("refilled to 6 after 1 s, then empty").isEqualTo(12);
+    }
+
+    @Test
+    void aRememberedHotClientKeepsItsStateWhileOtherConnectionsSpray() {
+        // 1r/s burst 5 in a zone of 100 clients; the clock stands still, so the hot client gets exactly 6
+        CompactZoneStore store = new CompactZoneStore(
+                ZoneShape.of(Zones.withMaxClients(Zones.nodelay(1, SECOND, 5), 100)), 100, clock, Runnable::run);
+        SlotMemo hot = new SlotMemo();
+        SlotMemo sprayer = new SlotMemo();
+        int passed = passed(store, CLIENT, hot, 20);
+        for (int sprayed = 0; sprayed < 20_000; sprayed++) {
+            store.take(ClientKey.ipv4(0x0a000000 + sprayed), clock.nanoTime(), sprayer);
+            if (sprayed % 10 == 0) {
+                passed += passed(store, CLIENT, hot, 1); // looked up once in 64 through its memo
+            }
+        }
+        store.cleanUp();
+        assertThat(passed).as("the hot client's bucket was never reset by an eviction").isEqualTo(6);
+        assertThat(store.holds(CLIENT)).isTrue();
+        assertThat(store.evictions()).isGreaterThan(19_000);
     }
 
     @Test
