@@ -28,12 +28,12 @@ import java.util.function.Function;
  * ({@link Bucket4jZoneStore}, measured by {@code ZoneMemoryBenchmark}), hence this store.
  *
  * <p>A connection's {@link SlotMemo} skips the cache lookup (half of a passing request's cost in the limiter,
- * with the clock read and read-buffer upkeep it brings) when its request has the key it charged last. Three
+ * with the clock read and read-buffer upkeep it brings) when its request has the key it charged last. Two
  * rules keep that exact. A slot the cache drops is marked {@link #RETIRED} as it goes, so no memo charges a state
  * that a new slot of the same key has replaced. A memo charges only while the new arrival time stays within
  * {@code (burst + 1) * T} of when the slot was last found, so the entry's access time (refreshed by that lookup)
  * keeps it from expiring before its bucket is full again; past that the slot is looked up, which refreshes it.
- * And while the zone holds more than half its {@code maxClients} (a spray of new addresses fills it) memos are
+ * And one keeps a spray from taking busy clients' state: while the zone holds more than half its {@code maxClients} (a spray of new addresses fills it) memos are
  * bypassed: who stays in a full zone is decided by how often Caffeine has seen each key, and a busy client charged
  * through its memo looks rare (in a zone of 100 sprayed from another connection, it lost its bucket to the spray
  * when seen even once in 8 of its requests; looked up every time, never). Every {@link #MEMO_USES}th request looks
@@ -169,9 +169,9 @@ final class CompactZoneStore implements ZoneStore {
                 slot = slots.get(key.copy(), ITSELF);
             }
             if (slot.tat != RETIRED) {
-                boolean full = slots.estimatedSize() > crowdedAbove;
-                if (full != crowded) {
-                    crowded = full;
+                boolean crowdedNow = slots.estimatedSize() > crowdedAbove;
+                if (crowdedNow != crowded) { // written on a change only: every loop reads it
+                    crowded = crowdedNow;
                 }
                 return slot;
             }
