@@ -27,17 +27,17 @@ import java.util.function.Function;
  * expiry never hands out tokens early. A Bucket4j bucket per key costs several times more memory
  * ({@link Bucket4jZoneStore}, measured by {@code ZoneMemoryBenchmark}), hence this store.
  *
- * <p>A connection's {@link SlotMemo} skips the cache lookup (half of a passing request's cost in the limiter,
- * with the clock read and read-buffer upkeep it brings) when its request has the key it charged last. Two
- * rules keep that exact. A slot the cache drops is marked {@link #RETIRED} as it goes, so no memo charges a state
- * that a new slot of the same key has replaced. A memo charges only while the new arrival time stays within
- * {@code (burst + 1) * T} of when the slot was last found, so the entry's access time (refreshed by that lookup)
- * keeps it from expiring before its bucket is full again; past that the slot is looked up, which refreshes it.
- * And one keeps a spray from taking busy clients' state: while the zone holds more than half its {@code maxClients} (a spray of new addresses fills it) memos are
- * bypassed: who stays in a full zone is decided by how often Caffeine has seen each key, and a busy client charged
- * through its memo looks rare (in a zone of 100 sprayed from another connection, it lost its bucket to the spray
- * when seen even once in 8 of its requests; looked up every time, never). Every {@link #MEMO_USES}th request looks
- * up anyway, and each lookup updates whether the zone is crowded.
+ * <p>A connection's {@link SlotMemo} skips the cache lookup (half of a passing request's cost in the limiter, with the
+ * clock read and read-buffer upkeep it brings) when its request has the key it charged last. Two rules keep that
+ * exact. A slot the cache drops is marked {@link #RETIRED} as it goes, so no memo charges a state that a new slot of
+ * the same key has replaced. A memo charges only while the new arrival time stays within {@code (burst + 1) * T} of
+ * when the slot was last found, so the entry's access time (refreshed by that lookup) keeps it from expiring before
+ * its bucket is full again; past that the slot is looked up, which refreshes it. A third keeps a spray from taking
+ * busy clients' state: while the zone holds more than half its {@code maxClients} (a spray of new addresses fills it)
+ * memos are bypassed: who stays in a full zone is decided by how often Caffeine has seen each key, and a busy client
+ * charged through its memo looks rare (in a zone of 100 sprayed from another connection, it lost its bucket to the
+ * spray when seen even once in 8 of its requests; looked up every time, never). Every {@link #MEMO_USES}th request
+ * looks up anyway, and each lookup updates whether the zone is crowded.
  */
 final class CompactZoneStore implements ZoneStore {
 
