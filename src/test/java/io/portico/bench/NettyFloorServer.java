@@ -143,15 +143,16 @@ public final class NettyFloorServer {
         return files;
     }
 
-    /**
-     * Answers /static/ and /limited/ requests itself and relays the others, /fast/ to the fast app and the rest to
-     * the app server, over one connection per client connection, kept alive while the upstream keeps it so
-     * per client connection, re-encoded by Netty's codecs with the hop-by-hop headers out and X-Forwarded-For in.
-     * Flushes once per read, as Portico does. Requests on a connection come one at a time (wrk does not pipeline).
-     */
     /** Where relayed requests go, and the channel class that reaches them from the server's loops. */
     private record Upstreams(Class<? extends Channel> channel, int fastPort, int appPort) {}
 
+    /**
+     * Answers /static/ and /limited/ requests itself and relays the others, /fast/ to the fast app and the rest to
+     * the app server, over one upstream connection per client connection (kept while the upstream keeps it open),
+     * re-encoded by Netty's codecs with the hop-by-hop headers out and X-Forwarded-For in. Responses to the client
+     * are flushed once per read, as Portico does. Requests on a connection come one at a time (wrk does not
+     * pipeline).
+     */
     private static final class FloorHandler extends ChannelInboundHandlerAdapter {
         private final Map<String, File> files;
         private final Upstreams upstreams;
@@ -240,7 +241,7 @@ public final class NettyFloorServer {
                     .connect("127.0.0.1", port);
         }
 
-        /** Writes a part of the request upstream, once the connection is open (flushed with the client's read). */
+        /** Writes and flushes a part of the request upstream, once the connection is open. */
         private void relay(Object part) {
             ChannelFuture connection = upstream;
             if (connection.isDone()) {
