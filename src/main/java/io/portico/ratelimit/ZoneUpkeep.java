@@ -1,5 +1,6 @@
 package io.portico.ratelimit;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -48,6 +49,8 @@ final class ZoneUpkeep implements Executor {
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     /** The upkeep thread's own: tasks run since it last slept, to run once more before it sleeps again. */
     private final Set<Runnable> ranSinceSleep = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** The upkeep thread's own: the settling pass's tasks, kept to be refilled each time rather than allocated. */
+    private final List<Runnable> settling = new ArrayList<>();
     private final AtomicBoolean sleeping = new AtomicBoolean();
     private final Thread thread;
 
@@ -80,14 +83,15 @@ final class ZoneUpkeep implements Executor {
                 LockSupport.parkNanos(this, gatherNanos);
             }
             if (tasks.isEmpty() && !ranSinceSleep.isEmpty()) {
-                List<Runnable> settle = List.copyOf(ranSinceSleep);
+                settling.addAll(ranSinceSleep);
                 ranSinceSleep.clear();
-                for (Runnable task : settle) { // see the class comment
+                for (Runnable task : settling) { // see the class comment
                     long before = System.nanoTime();
                     if (run(task) && System.nanoTime() - before >= heavyNanos) {
                         ranSinceSleep.add(task); // it found work: there may be more
                     }
                 }
+                settling.clear();
                 continue;
             }
             if (tasks.isEmpty()) {
