@@ -6,13 +6,16 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseEncoder;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.portico.route.ClientPipeline;
 import java.util.ArrayDeque;
@@ -30,6 +33,10 @@ import java.util.List;
  * delegating context.
  */
 final class ServerCodec {
+    /** An error page up to this size is copied after a repeated head: one buffer, one send. */
+    private static final int COPIED_BODY = 4096;
+    private static final short CRLF = ('\r' << 8) | '\n';
+
     private ServerCodec() {}
 
     static void addTo(ChannelPipeline p, int maxRequestLine, int maxHeaderSize) {
@@ -104,9 +111,21 @@ final class ServerCodec {
         }
     }
 
+    /**
+     * Netty's response encoder, with the request method at hand (a response to HEAD has no body) and an error head
+     * that repeats on a connection copied instead of encoded again ({@link RepeatedHead}).
+     */
     static final class ResponseEncoder extends HttpResponseEncoder {
         private final ArrayDeque<HttpMethod> methods;
+        private final RepeatedHead repeated = new RepeatedHead();
         private HttpMethod current;
+        /** A response head went out and its end has not: Netty's encoder, not a kept head, answers what comes. */
+        private boolean open;
+        /** Set while an error response is encoded: its head is then kept, from where it is written. */
+        private boolean keepHead;
+        private ByteBuf headBuf;
+        private int headFrom;
+        private int headTo;
 
         ResponseEncoder(ArrayDeque<HttpMethod> methods) {
             this.methods = methods;
@@ -116,8 +135,63 @@ final class ServerCodec {
         protected void encode(ChannelHandlerContext ctx, Object msg, List<Object> out) throws Exception {
             if (msg instanceof HttpResponse response && response.status().code() >= 200) {
                 current = methods.poll();
+                if (msg instanceof FullHttpResponse full) {
+                    if (response.status().code() >= 400 && !open) {
+                        encodeError(ctx, full, out);
+                        return;
+                    }
+                } else {
+                    open = true;
+                }
+            } else if (msg instanceof LastHttpContent) {
+                open = false;
             }
             super.encode(ctx, msg, out);
+        }
+
+        private void encodeError(ChannelHandlerContext ctx, FullHttpResponse response, List<Object> out)
+                throws Exception {
+            if (repeated.matches(response)) {
+                ByteBuf content = response.content();
+                int n = HttpMethod.HEAD.equals(current) ? 0 : content.readableBytes();
+                ByteBuf buf = ctx.alloc().buffer(repeated.length() + Math.min(n, COPIED_BODY));
+                repeated.writeTo(buf);
+                if (n <= COPIED_BODY) {
+                    buf.writeBytes(content, content.readerIndex(), n);
+                    out.add(buf);
+                } else {
+                    out.add(buf);
+                    out.add(content.retain());
+                }
+                response.release();
+                return;
+            }
+            keepHead = true;
+            try {
+                super.encode(ctx, response, out); // releases the response; its headers stay readable
+                if (headBuf != null && headTo <= headBuf.writerIndex() && headBuf.getShort(headTo - 2) == CRLF
+                        && !HttpUtil.isTransferEncodingChunked(response)) {
+                    repeated.remember(response, headBuf, headFrom, headTo);
+                }
+            } finally {
+                keepHead = false;
+                headBuf = null;
+            }
+        }
+
+        @Override
+        protected void encodeInitialLine(ByteBuf buf, HttpResponse response) throws Exception {
+            if (keepHead) {
+                headBuf = buf;
+                headFrom = buf.writerIndex();
+            }
+            super.encodeInitialLine(buf, response);
+        }
+
+        @Override
+        protected void encodeHeaders(HttpHeaders headers, ByteBuf buf) {
+            super.encodeHeaders(headers, buf);
+            headTo = buf.writerIndex() + 2; // with the empty line that ends the head, which Netty writes next
         }
 
         @Override

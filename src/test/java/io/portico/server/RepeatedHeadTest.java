@@ -1,0 +1,196 @@
+package io.portico.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.AsciiString;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The error head a connection repeats is copied from the last one only when it is the same: Portico's encoder,
+ * kept head and all, writes the bytes Netty's own encoder writes for any sequence of responses.
+ */
+class RepeatedHeadTest {
+
+    private static FullHttpResponse rejection(String retryAfter, String date) {
+        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.SERVICE_UNAVAILABLE,
+                Unpooled.copiedBuffer("<p>busy</p>\n", StandardCharsets.US_ASCII));
+        r.headers().set(HttpHeaderNames.SERVER, AsciiString.cached("portico"));
+        r.headers().set(HttpHeaderNames.DATE, date);
+        r.headers().set(HttpHeaderNames.CONTENT_LENGTH, r.content().readableBytes());
+        r.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfter);
+        return r;
+    }
+
+    private static ByteBuf encoded(String text) {
+        return Unpooled.copiedBuffer(text, StandardCharsets.US_ASCII);
+    }
+
+    @Test
+    void matchesTheSameCharactersOnlyAndWritesTheKeptBytes() {
+        RepeatedHead head = new RepeatedHead();
+        FullHttpResponse first = rejection("1", "Mon, 30 Nov 2026 16:00:00 GMT");
+        assertThat(head.matches(first)).isFalse(); // nothing kept yet
+        ByteBuf bytes = encoded("xxHTTP/1.1 503 Service Unavailable\r\n...\r\n\r\nbody");
+        int to = bytes.readableBytes() - "body".length();
+        head.remember(first, bytes, 2, to);
+
+        assertThat(head.matches(rejection(new String("1"), "Mon, 30 Nov 2026 16:00:00 GMT"))).isTrue();
+        assertThat(head.matches(rejection("2", "Mon, 30 Nov 2026 16:00:00 GMT"))).isFalse();
+        assertThat(head.matches(rejection("1", "Mon, 30 Nov 2026 16:00:01 GMT"))).isFalse();
+        FullHttpResponse oneMore = rejection("1", "Mon, 30 Nov 2026 16:00:00 GMT");
+        oneMore.headers().add("x-extra", "y");
+        assertThat(head.matches(oneMore)).isFalse();
+        FullHttpResponse oneLess = rejection("1", "Mon, 30 Nov 2026 16:00:00 GMT");
+        oneLess.headers().remove(HttpHeaderNames.RETRY_AFTER);
+        assertThat(head.matches(oneLess)).isFalse();
+        FullHttpResponse otherReason = rejection("1", "Mon, 30 Nov 2026 16:00:00 GMT");
+        otherReason.setStatus(new HttpResponseStatus(503, "Slow Down"));
+        assertThat(head.matches(otherReason)).isFalse();
+        FullHttpResponse http10 = rejection("1", "Mon, 30 Nov 2026 16:00:00 GMT");
+        http10.setProtocolVersion(HttpVersion.HTTP_1_0);
+        assertThat(head.matches(http10)).isFalse();
+
+        ByteBuf out = Unpooled.buffer();
+        head.writeTo(out);
+        assertThat(out.toString(StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 503 Service Unavailable\r\n...\r\n\r\n");
+        for (Object o : List.of(first, oneMore, oneLess, otherReason, http10, bytes, out)) {
+            ReferenceCountUtil.release(o);
+        }
+    }
+
+    @Test
+    void aHeadTooLargeToKeepForgetsTheOneBefore() {
+        RepeatedHead head = new RepeatedHead();
+        FullHttpResponse small = rejection("1", "d");
+        ByteBuf bytes = encoded("HTTP/1.1 503 x\r\n\r\n");
+        head.remember(small, bytes, 0, bytes.readableBytes());
+        assertThat(head.matches(rejection("1", "d"))).isTrue();
+
+        FullHttpResponse many = rejection("1", "d");
+        for (int i = 0; i < 30; i++) {
+            many.headers().add("x-" + i, "v");
+        }
+        head.remember(many, bytes, 0, bytes.readableBytes());
+        assertThat(head.matches(many)).isFalse();
+        assertThat(head.matches(rejection("1", "d"))).isFalse();
+        for (Object o : List.of(small, many, bytes)) {
+            ReferenceCountUtil.release(o);
+        }
+    }
+
+    /** One response of the sequence: built anew each time from fresh objects, as a handler would. */
+    private record Step(String method, Supplier<List<Object>> response) {}
+
+    private static List<Object> full(HttpVersion version, HttpResponseStatus status, String body, String... headers) {
+        FullHttpResponse r = new DefaultFullHttpResponse(version, status,
+                Unpooled.copiedBuffer(body, StandardCharsets.US_ASCII));
+        r.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length());
+        for (int i = 0; i < headers.length; i += 2) {
+            r.headers().add(new String(headers[i]), new String(headers[i + 1])); // equal, never the same object
+        }
+        return List.of(r);
+    }
+
+    private static List<Object> streamed(HttpResponseStatus status, String body) {
+        HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, status);
+        head.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length());
+        HttpContent part = new DefaultHttpContent(Unpooled.copiedBuffer(body, StandardCharsets.US_ASCII));
+        return List.of(head, part, LastHttpContent.EMPTY_LAST_CONTENT);
+    }
+
+    @Test
+    void writesWhatNettysEncoderWritesForAnySequence() {
+        String big = "x".repeat(5000);
+        HttpResponseStatus slowDown = new HttpResponseStatus(429, "Slow Down");
+        List<Step> steps = new ArrayList<>();
+        for (String method : List.of("GET", "HEAD")) {
+            steps.add(new Step(method, () -> full(HttpVersion.HTTP_1_1, HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    "page", "retry-after", "1", "date", "Mon, 30 Nov 2026 16:00:00 GMT")));
+            steps.add(new Step(method, () -> full(HttpVersion.HTTP_1_1, HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    "page", "retry-after", "2", "date", "Mon, 30 Nov 2026 16:00:00 GMT")));
+            steps.add(new Step(method, () -> full(HttpVersion.HTTP_1_1, HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    "page", "retry-after", "1", "date", "Mon, 30 Nov 2026 16:00:01 GMT")));
+            steps.add(new Step(method, () -> full(HttpVersion.HTTP_1_1, HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    "other page", "retry-after", "1", "date", "Mon, 30 Nov 2026 16:00:00 GMT")));
+            steps.add(new Step(method, () -> full(HttpVersion.HTTP_1_1, HttpResponseStatus.TOO_MANY_REQUESTS,
+                    "page", "retry-after", "1", "date", "Mon, 30 Nov 2026 16:00:00 GMT")));
+            steps.add(new Step(method, () -> full(HttpVersion.HTTP_1_1, slowDown,
+                    "page", "retry-after", "1", "date", "Mon, 30 Nov 2026 16:00:00 GMT")));
+            steps.add(new Step(method, () -> full(HttpVersion.HTTP_1_0, HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    "page", "retry-after", "1", "date", "Mon, 30 Nov 2026 16:00:00 GMT")));
+            steps.add(new Step(method, () -> full(HttpVersion.HTTP_1_1, HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    "page", "retry-after", "1", "date", "Mon, 30 Nov 2026 16:00:00 GMT", "connection", "close")));
+            steps.add(new Step(method, () -> full(HttpVersion.HTTP_1_1, HttpResponseStatus.NOT_FOUND, big,
+                    "date", "Mon, 30 Nov 2026 16:00:00 GMT")));
+            steps.add(new Step(method, () -> full(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, "ok",
+                    "date", "Mon, 30 Nov 2026 16:00:00 GMT")));
+            steps.add(new Step(method, () -> streamed(HttpResponseStatus.SERVICE_UNAVAILABLE, "streamed")));
+            steps.add(new Step(method, () -> streamed(HttpResponseStatus.OK, "streamed")));
+        }
+        EmbeddedChannel portico = new EmbeddedChannel();
+        ServerCodec.addTo(portico.pipeline(), 4096, 8192);
+        EmbeddedChannel netty = new EmbeddedChannel(new HttpServerCodec());
+        Random random = new Random(20261130);
+        int repeats = 0;
+        Step last = null;
+        try {
+            for (int i = 0; i < 3000; i++) {
+                // Runs of the same step are what the kept head is for: make them common.
+                Step step = last != null && random.nextInt(3) > 0 ? last : steps.get(random.nextInt(steps.size()));
+                repeats += step == last ? 1 : 0;
+                last = step;
+                String request = step.method() + " / HTTP/1.1\r\nHost: x\r\n\r\n";
+                String expected = exchange(netty, request, step.response().get());
+                String actual = exchange(portico, request, step.response().get());
+                assertThat(actual).as("step %d: %s", i, step.method()).isEqualTo(expected);
+            }
+        } finally {
+            portico.finishAndReleaseAll();
+            netty.finishAndReleaseAll();
+        }
+        assertThat(repeats).isGreaterThan(1500);
+    }
+
+    /** Sends the request in, takes it out, writes the response parts and returns the bytes that left. */
+    private static String exchange(EmbeddedChannel channel, String request, List<Object> response) {
+        channel.writeInbound(Unpooled.copiedBuffer(request, StandardCharsets.US_ASCII));
+        Object in;
+        while ((in = channel.readInbound()) != null) {
+            assertThat(in).isInstanceOfAny(HttpRequest.class, LastHttpContent.class, FullHttpRequest.class);
+            ReferenceCountUtil.release(in);
+        }
+        for (Object part : response) {
+            channel.writeOutbound(part);
+        }
+        StringBuilder sent = new StringBuilder();
+        Object out;
+        while ((out = channel.readOutbound()) != null) {
+            ByteBuf buf = (ByteBuf) out;
+            sent.append(buf.toString(StandardCharsets.US_ASCII));
+            buf.release();
+        }
+        return sent.toString();
+    }
+}
