@@ -87,9 +87,10 @@ final class ServerCodec {
         private static void joinIfBodiless(List<Object> out, int i, HttpRequest request) {
             if (i + 1 < out.size() && out.get(i + 1) == LastHttpContent.EMPTY_LAST_CONTENT
                     && request.decoderResult().isSuccess()) {
+                // The request line was validated when Netty's decoder built the head; not again.
                 out.set(i, new DefaultFullHttpRequest(request.protocolVersion(), request.method(), request.uri(),
                         Unpooled.EMPTY_BUFFER, request.headers(),
-                        LastHttpContent.EMPTY_LAST_CONTENT.trailingHeaders()));
+                        LastHttpContent.EMPTY_LAST_CONTENT.trailingHeaders(), false));
                 out.remove(i + 1);
             }
         }
