@@ -35,6 +35,10 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
     private ScheduledFuture<?> timer;
     private long timerAt = NONE;
     private ScheduledFuture<?> sendTimer;
+    /** The last file region written, while its progress is watched; what it had sent at the last check. */
+    private FileRegion watched;
+    private long watchedBefore;
+    private ScheduledFuture<?> progressCheck;
 
     ClientTimeoutHandler(Duration keepalive, Duration header, Duration body, Duration send) {
         this.keepaliveNanos = keepalive.toNanos();
@@ -122,27 +126,38 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
         if (msg instanceof FileRegion region) {
             // Netty counts a FileRegion as 0 pending bytes, so sendfile never makes the channel unwritable and
             // the writability timer above never starts: a client that stops reading a large static file would
-            // hold its connection (and the open file) for ever. Watch the region's progress instead.
-            ctx.executor().schedule(() -> checkProgress(ctx, region, promise, -1), sendNanos, TimeUnit.NANOSECONDS);
+            // hold its connection (and the open file) for ever. Watch the latest region's progress instead, with
+            // one check per connection at a time (a check per region would keep every region sent in the last
+            // send-timeout on the loop's timer queue).
+            watched = region;
+            watchedBefore = -1;
+            if (progressCheck == null) {
+                progressCheck = ctx.executor().schedule(this::checkProgress, sendNanos, TimeUnit.NANOSECONDS);
+            }
         }
         ctx.write(msg, promise);
     }
 
-    private void checkProgress(ChannelHandlerContext ctx, FileRegion region, ChannelPromise promise, long before) {
+    private void checkProgress() {
+        progressCheck = null;
+        FileRegion region = watched;
         long now;
         try {
             now = region.transferred();
         } catch (io.netty.util.IllegalReferenceCountException released) {
-            return; // written (or failed) and released
-        }
-        if (promise.isDone() || !ctx.channel().isActive() || now >= region.count()) {
+            watched = null; // written (or failed) and released
             return;
         }
-        if (now == before) {
+        if (!ctx.channel().isActive() || now >= region.count()) {
+            watched = null;
+            return;
+        }
+        if (now == watchedBefore) {
             ctx.close();
             return;
         }
-        ctx.executor().schedule(() -> checkProgress(ctx, region, promise, now), sendNanos, TimeUnit.NANOSECONDS);
+        watchedBefore = now;
+        progressCheck = ctx.executor().schedule(this::checkProgress, sendNanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
@@ -154,6 +169,11 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
         if (sendTimer != null) {
             sendTimer.cancel(false);
         }
+        if (progressCheck != null) {
+            progressCheck.cancel(false);
+            progressCheck = null;
+        }
+        watched = null;
         ctx.fireChannelInactive();
     }
 
