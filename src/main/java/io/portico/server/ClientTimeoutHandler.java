@@ -141,6 +141,9 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
     private void checkProgress() {
         progressCheck = null;
         FileRegion region = watched;
+        if (region == null) {
+            return;
+        }
         long now;
         try {
             now = region.transferred();

@@ -118,7 +118,8 @@ final class ServerCodec {
      */
     static final class ResponseEncoder extends HttpResponseEncoder {
         private final ArrayDeque<HttpMethod> methods;
-        private final RepeatedHead repeated = new RepeatedHead();
+        /** Made on the first error response: a connection that gets none keeps nothing. */
+        private RepeatedHead repeated;
         private HttpMethod current;
         /** A response head went out and its end has not: Netty's encoder, not a kept head, answers what comes. */
         private boolean open;
@@ -152,7 +153,7 @@ final class ServerCodec {
 
         private void encodeError(ChannelHandlerContext ctx, FullHttpResponse response, List<Object> out)
                 throws Exception {
-            if (repeated.matches(response)) {
+            if (repeated != null && repeated.matches(response)) {
                 ByteBuf content = response.content();
                 int n = HttpMethod.HEAD.equals(current) ? 0 : content.readableBytes();
                 ByteBuf buf = ctx.alloc().buffer(repeated.length() + Math.min(n, COPIED_BODY));
@@ -172,6 +173,9 @@ final class ServerCodec {
                 super.encode(ctx, response, out); // releases the response; its headers stay readable
                 if (headBuf != null && headTo <= headBuf.writerIndex() && headBuf.getShort(headTo - 2) == CRLF
                         && !HttpUtil.isTransferEncodingChunked(response)) {
+                    if (repeated == null) {
+                        repeated = new RepeatedHead();
+                    }
                     repeated.remember(response, headBuf, headFrom, headTo);
                 }
             } finally {
