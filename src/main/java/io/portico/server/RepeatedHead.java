@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
 import java.util.Iterator;
 import java.util.Map;
@@ -23,7 +24,7 @@ final class RepeatedHead {
     private static final int MAX_HEADERS = 24;
     private static final int MAX_BYTES = 1024;
 
-    private Object version;
+    private HttpVersion version;
     private int code;
     private String reason;
     private CharSequence[] names;

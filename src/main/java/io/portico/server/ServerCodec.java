@@ -154,18 +154,20 @@ final class ServerCodec {
         private void encodeError(ChannelHandlerContext ctx, FullHttpResponse response, List<Object> out)
                 throws Exception {
             if (repeated != null && repeated.matches(response)) {
-                ByteBuf content = response.content();
-                int n = HttpMethod.HEAD.equals(current) ? 0 : content.readableBytes();
-                ByteBuf buf = ctx.alloc().buffer(repeated.length() + Math.min(n, COPIED_BODY));
-                repeated.writeTo(buf);
-                if (n <= COPIED_BODY) {
-                    buf.writeBytes(content, content.readerIndex(), n);
+                try {
+                    ByteBuf content = response.content();
+                    int n = HttpMethod.HEAD.equals(current) ? 0 : content.readableBytes();
+                    int copied = n <= COPIED_BODY ? n : 0;
+                    ByteBuf buf = ctx.alloc().buffer(repeated.length() + copied);
+                    repeated.writeTo(buf);
+                    buf.writeBytes(content, content.readerIndex(), copied);
                     out.add(buf);
-                } else {
-                    out.add(buf);
-                    out.add(content.retain());
+                    if (copied < n) {
+                        out.add(content.retain());
+                    }
+                } finally {
+                    response.release();
                 }
-                response.release();
                 return;
             }
             keepHead = true;
