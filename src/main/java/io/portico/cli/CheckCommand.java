@@ -38,7 +38,7 @@ final class CheckCommand implements Callable<Integer> {
             err.println("warning: " + w);
         }
         out.println("configuration ok: " + config.file());
-        for (String zone : RateLimits.create(config).describe()) {
+        for (String zone : RateLimits.describe(config)) {
             out.println("# rate limit " + zone);
         }
         out.println("# effective configuration, every default filled in, paths relative to " + config.prefix());

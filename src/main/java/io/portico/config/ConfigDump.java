@@ -126,7 +126,16 @@ public final class ConfigDump {
         kv("dry-run", z.dryRun());
         kv("ipv6-prefix", z.ipv6Prefix());
         kv("headers", z.headers().text());
+        RateLimitZoneConfig.Store store = z.store();
+        kv("store", store.shared() ? str(withoutPassword(store.redis())) : "local");
+        kv("store-timeout", dur(store.timeout()));
+        kv("on-store-failure", store.failOpen() ? "allow" : "reject");
         close();
+    }
+
+    /** A store URI as printed: a password in it is a secret, and the dump is shared in bug reports. */
+    private static String withoutPassword(java.net.URI uri) {
+        return uri.getUserInfo() == null ? uri.toString() : uri.toString().replace(uri.getRawUserInfo() + "@", "***@");
     }
 
     private void location(LocationConfig l) {

@@ -1,6 +1,8 @@
 package io.portico.config;
 
 import com.typesafe.config.Config;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -51,9 +53,14 @@ final class RateLimitReader {
             boolean dryRun = n.bool("dry-run");
             int ipv6Prefix = n.integer("ipv6-prefix", 1, 128);
             RateLimitZoneConfig.Headers headers = readHeaders(n);
+            RateLimitZoneConfig.Store store = readStore(n);
+            if (store.shared() && headers == RateLimitZoneConfig.Headers.ALWAYS) {
+                n.problem("headers", "always needs the state of every passing request, which a Redis store does not"
+                        + " read back (expected: on-reject or off with store = redis://...)");
+            }
             n.finish();
-            out.put(name, new RateLimitZoneConfig(
-                    name, key, requests, per, burst, nodelay, delay, status, maxClients, dryRun, ipv6Prefix, headers));
+            out.put(name, new RateLimitZoneConfig(name, key, requests, per, burst, nodelay, delay, status, maxClients,
+                    dryRun, ipv6Prefix, headers, store));
         });
         return Map.copyOf(out);
     }
@@ -69,6 +76,32 @@ final class RateLimitReader {
             out.put(name, new LimitConnConfig(name, key, max, status, ipv6Prefix));
         });
         return Map.copyOf(out);
+    }
+
+    /** local, or a redis:// / rediss:// URI with a host (Lettuce's syntax: password, database, options). */
+    private static RateLimitZoneConfig.Store readStore(Node n) {
+        String text = n.string("store").trim();
+        Duration timeout = n.duration("store-timeout", Duration.ofMillis(1));
+        String failure = n.string("on-store-failure").trim().toLowerCase(java.util.Locale.ROOT);
+        if (!failure.equals("allow") && !failure.equals("reject")) {
+            n.problem("on-store-failure", "'" + failure + "' (expected: allow or reject)");
+        }
+        boolean failOpen = !failure.equals("reject");
+        if (text.equals("local")) {
+            return new RateLimitZoneConfig.Store(null, timeout, failOpen);
+        }
+        URI uri = null;
+        try {
+            uri = new URI(text);
+        } catch (URISyntaxException e) {
+            // reported below
+        }
+        if (uri == null || !("redis".equals(uri.getScheme()) || "rediss".equals(uri.getScheme()))
+                || uri.getHost() == null) {
+            n.problem("store", "'" + text + "' (expected: local, or redis://HOST:PORT or rediss://HOST:PORT)");
+            return new RateLimitZoneConfig.Store(null, timeout, failOpen);
+        }
+        return new RateLimitZoneConfig.Store(uri, timeout, failOpen);
     }
 
     /** on-reject | always | off; true and false, the older form, mean on-reject and off. */

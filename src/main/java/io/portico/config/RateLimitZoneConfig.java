@@ -1,5 +1,6 @@
 package io.portico.config;
 
+import java.net.URI;
 import java.time.Duration;
 
 /**
@@ -11,6 +12,7 @@ import java.time.Duration;
  * @param delay nginx's two-stage mode: this many excess requests are served at once, the rest paced; 0 with
  *     {@code nodelay = false} paces every excess request
  * @param headers when the RateLimit-Policy / RateLimit headers are sent
+ * @param store where the zone's state lives
  */
 public record RateLimitZoneConfig(
         String name,
@@ -24,7 +26,32 @@ public record RateLimitZoneConfig(
         long maxClients,
         boolean dryRun,
         int ipv6Prefix,
-        Headers headers) {
+        Headers headers,
+        Store store) {
+
+    /** A zone whose state lives in this process. */
+    public RateLimitZoneConfig(String name, String key, long requests, Duration per, int burst, boolean nodelay,
+            int delay, int status, long maxClients, boolean dryRun, int ipv6Prefix, Headers headers) {
+        this(name, key, requests, per, burst, nodelay, delay, status, maxClients, dryRun, ipv6Prefix, headers,
+                Store.LOCAL);
+    }
+
+    /**
+     * Where a zone's state lives: in this process ({@link #LOCAL}), or on a Redis server that several instances
+     * share, so that a client's requests through any of them draw on one bucket.
+     *
+     * @param redis {@code redis://} or {@code rediss://} URI; null for a local zone
+     * @param timeout how long a decision may take before {@code failOpen} decides instead (unused when local)
+     * @param failOpen when Redis cannot decide in time: serve the request (true) or reject it (false)
+     */
+    public record Store(URI redis, Duration timeout, boolean failOpen) {
+        /** A local zone with the reference defaults. */
+        public static final Store LOCAL = new Store(null, Duration.ofMillis(100), true);
+
+        public boolean shared() {
+            return redis != null;
+        }
+    }
 
     /** {@code headers}: which responses carry the IETF RateLimit fields (Retry-After is always on rejections). */
     public enum Headers {

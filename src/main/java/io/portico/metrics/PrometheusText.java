@@ -51,6 +51,9 @@ final class PrometheusText {
         zones.forEach((zone, c) -> sample("portico_rate_limit_evictions_total", c.evictions(), "zone", zone));
         family("portico_rate_limit_clients", "gauge", "Clients a rate-limit zone holds state for now (an estimate).");
         zones.forEach((zone, c) -> sample("portico_rate_limit_clients", c.clients(), "zone", zone));
+        family("portico_rate_limit_store_failures_total", "counter", "Decisions a zone's Redis store could not make "
+                + "within store-timeout, made by its on-store-failure instead (always 0 for a local zone).");
+        zones.forEach((zone, c) -> sample("portico_rate_limit_store_failures_total", c.storeFailures(), "zone", zone));
     }
 
     private void limitConn(Map<String, ZoneCounters> zones) {

@@ -20,7 +20,7 @@ final class ConnZone {
     ConnZone(LimitConnConfig config) {
         this.config = config;
         this.key = RequestKey.parse("limit-conn." + config.name(), config.key(), config.ipv6Prefix());
-        this.counters = new ZoneCounters(inProgress::size, () -> 0);
+        this.counters = new ZoneCounters(inProgress::size, () -> 0, () -> 0);
         this.status = HttpResponseStatus.valueOf(config.status());
         this.notePassed = "limit-conn=" + config.name() + ":passed";
         this.noteRejected = "limit-conn=" + config.name() + ":rejected";

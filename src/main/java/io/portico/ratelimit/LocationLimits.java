@@ -7,6 +7,7 @@ import io.portico.config.Cidr;
 import io.portico.route.ClientExchange;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The zones one location uses, in the order it names them. A request passes only if every zone lets it; a zone
@@ -27,12 +28,14 @@ final class LocationLimits {
     private final List<Cidr> unlimited;
     /** Whether any zone sends RateLimit fields on passing responses: only then is a key's state read back. */
     private final boolean headersOnPass;
+    private final boolean decidesLater;
 
     LocationLimits(List<RateZone> rate, List<ConnZone> conn, List<Cidr> unlimited) {
         this.rate = rate.toArray(RateZone[]::new);
         this.conn = conn.toArray(ConnZone[]::new);
         this.unlimited = unlimited;
         this.headersOnPass = rate.stream().anyMatch(RateZone::headersOnPass);
+        this.decidesLater = rate.stream().anyMatch(zone -> zone.shared != null);
     }
 
     boolean limitsNothing() {
@@ -62,16 +65,88 @@ final class LocationLimits {
                 continue;
             }
             verdicts[i] = zone.store.take(keys[i], now, memo(memos, zone));
-            if (verdicts[i] < 0 && !zone.config.dryRun()) {
-                for (int j = 0; j < i; j++) {
-                    if (keys[j] != null && verdicts[j] >= 0) {
-                        rate[j].store.giveBack(keys[j], now, memos[rate[j].index]);
-                    }
-                }
-                zone.counters.rejected.increment();
-                return new RateVerdict(0, zone, -verdicts[i], zone.noteRejected, null);
+            RateVerdict rejected = rejection(i, keys, verdicts, null, now, memos);
+            if (rejected != null) {
+                return rejected;
             }
         }
+        return passed(keys, verdicts, null, now);
+    }
+
+    /** Whether a zone of this location keeps its state in a shared store: then {@link #checkLater} decides. */
+    boolean decidesLater() {
+        return decidesLater;
+    }
+
+    /**
+     * {@link #checkRate} for a location with a shared zone: the zones in order, each shared one a round trip, so
+     * the verdict completes on the store's thread. Keys are read here, on the loop; local zones are then charged
+     * without the connection's memos (the rest may run on the store's thread, and memos are the loop's).
+     */
+    CompletableFuture<RateVerdict> checkLater(ClientExchange client, HttpRequest request, NanoClock clock) {
+        ClientKey[] keys = new ClientKey[rate.length];
+        for (int i = 0; i < rate.length; i++) {
+            keys[i] = rate[i].key.of(client, request);
+        }
+        return checkFrom(0, keys, new long[rate.length], new boolean[rate.length], clock);
+    }
+
+    private CompletableFuture<RateVerdict> checkFrom(int first, ClientKey[] keys, long[] verdicts,
+            boolean[] storeFailed, NanoClock clock) {
+        for (int i = first; i < rate.length; i++) {
+            RateZone zone = rate[i];
+            if (keys[i] == null) {
+                continue;
+            }
+            if (zone.shared != null) {
+                int at = i;
+                return zone.shared.take(keys[i]).thenCompose(answer -> {
+                    verdicts[at] = answer.verdict();
+                    storeFailed[at] = answer.storeFailed();
+                    RateVerdict rejected = rejection(at, keys, verdicts, storeFailed, clock.nanoTime(), null);
+                    return rejected != null ? CompletableFuture.completedFuture(rejected)
+                            : checkFrom(at + 1, keys, verdicts, storeFailed, clock);
+                });
+            }
+            verdicts[i] = zone.store.take(keys[i], clock.nanoTime());
+            RateVerdict rejected = rejection(i, keys, verdicts, storeFailed, clock.nanoTime(), null);
+            if (rejected != null) {
+                return CompletableFuture.completedFuture(rejected);
+            }
+        }
+        return CompletableFuture.completedFuture(passed(keys, verdicts, storeFailed, clock.nanoTime()));
+    }
+
+    /**
+     * The verdict when zone {@code i} rejected the request (the zones before it give their charge back), or null
+     * when it did not. {@code memos} null: charges were taken without them.
+     */
+    private RateVerdict rejection(int i, ClientKey[] keys, long[] verdicts, boolean[] storeFailed, long now,
+            SlotMemo[] memos) {
+        RateZone zone = rate[i];
+        if (verdicts[i] >= 0 || zone.config.dryRun()) {
+            return null;
+        }
+        for (int j = 0; j < i; j++) {
+            if (keys[j] == null || verdicts[j] < 0) {
+                continue;
+            }
+            RateZone before = rate[j];
+            if (before.shared != null) {
+                before.shared.giveBack(keys[j]);
+            } else if (memos == null) {
+                before.store.giveBack(keys[j], now);
+            } else {
+                before.store.giveBack(keys[j], now, memos[before.index]);
+            }
+        }
+        zone.counters.rejected.increment();
+        boolean failed = storeFailed != null && storeFailed[i];
+        return new RateVerdict(0, zone, -verdicts[i], failed ? zone.noteStoreFailed : zone.noteRejected, null);
+    }
+
+    /** The verdict of a request no zone rejected: the longest delay any zone asks for, and every zone's note. */
+    private RateVerdict passed(ClientKey[] keys, long[] verdicts, boolean[] storeFailed, long now) {
         long delay = 0;
         StringBuilder note = null;
         for (int i = 0; i < rate.length; i++) {
@@ -79,6 +154,9 @@ final class LocationLimits {
                 continue;
             }
             String said = count(rate[i], verdicts[i]);
+            if (storeFailed != null && storeFailed[i]) {
+                said = rate[i].noteStoreFailed;
+            }
             if (!rate[i].config.dryRun()) {
                 delay = Math.max(delay, verdicts[i]);
             }

@@ -15,12 +15,13 @@ import io.portico.route.ClientExchange;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Applies a location's rate-limit and limit-conn zones to each request of one client channel: forwards it,
  * holds it (head and body) on the event loop's timer while it is delayed, or answers the zone's status and
- * drains its body. The end of an exchange (a {@code LastHttpContent} written, or the channel closing) gives back
+ * drains its body. A location with a shared zone holds the request the same way while the zone's store decides. The end of an exchange (a {@code LastHttpContent} written, or the channel closing) gives back
  * its limit-conn slots. One instance per channel; every method runs on the channel's event loop.
  */
 final class RateLimitHandler extends ChannelDuplexHandler {
@@ -29,12 +30,10 @@ final class RateLimitHandler extends ChannelDuplexHandler {
     private final RateLimits limits;
     private final NanoClock clock;
 
-    /** The delayed request's head and the body parts that arrived meanwhile; null when nothing is delayed. */
-    private ArrayDeque<Object> held;
+    /** The request waiting for its delay or its shared zone's verdict; null when none is. */
+    private Held held;
     private ScheduledFuture<?> timer;
     private Boolean autoReadBeforeHold;
-    private ClientExchange heldClient;
-    private LocationLimits heldLimits;
     /** The body of a rejected request is dropped up to its LastHttpContent. */
     private boolean draining;
     private final List<LocationLimits.Lease> leases = new ArrayList<>(1);
@@ -52,7 +51,7 @@ final class RateLimitHandler extends ChannelDuplexHandler {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (held != null) {
-            held.add(msg);
+            held.messages.add(msg);
         } else if (msg instanceof HttpRequest request) {
             draining = false;
             onRequest(ctx, request);
@@ -72,7 +71,15 @@ final class RateLimitHandler extends ChannelDuplexHandler {
             ctx.fireChannelRead(request);
             return;
         }
-        RateVerdict verdict = location.checkRate(client, request, clock.nanoTime(), memos);
+        if (location.decidesLater()) {
+            awaitVerdict(ctx, client, location, request);
+            return;
+        }
+        decide(ctx, client, location, request, location.checkRate(client, request, clock.nanoTime(), memos));
+    }
+
+    private void decide(ChannelHandlerContext ctx, ClientExchange client, LocationLimits location,
+            HttpRequest request, RateVerdict verdict) {
         if (verdict.note() != null) {
             client.log().note(verdict.note());
         }
@@ -109,26 +116,64 @@ final class RateLimitHandler extends ChannelDuplexHandler {
 
     private void hold(ChannelHandlerContext ctx, ClientExchange client, LocationLimits location, HttpRequest request,
             long delayNanos) {
-        held = new ArrayDeque<>(4);
-        held.add(request);
-        heldClient = client;
-        heldLimits = location;
+        Held delayed = park(ctx, client, location, request);
+        timer = ctx.executor().schedule(() -> {
+            timer = null;
+            held = null;
+            admit(ctx, client, location, (HttpRequest) delayed.messages.poll());
+            resume(ctx, delayed.messages);
+        }, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * A location with a shared (Redis) zone: the request and its body wait here, reads paused, until the store has
+     * answered; the answer hops back to this channel's loop.
+     */
+    private void awaitVerdict(ChannelHandlerContext ctx, ClientExchange client, LocationLimits location,
+            HttpRequest request) {
+        Held waiting = park(ctx, client, location, request);
+        location.checkLater(client, request, clock).whenComplete((verdict, failure) -> {
+            try {
+                ctx.executor().execute(() -> verdictArrived(ctx, waiting, verdict, failure));
+            } catch (RejectedExecutionException e) {
+                // the loop is shutting down; closing the channel releases what it held
+            }
+        });
+    }
+
+    private void verdictArrived(ChannelHandlerContext ctx, Held waiting, RateVerdict verdict, Throwable failure) {
+        if (held != waiting) {
+            return; // the channel closed meanwhile, and released what it held
+        }
+        held = null;
+        HttpRequest request = (HttpRequest) waiting.messages.poll();
+        if (failure != null) {
+            ReferenceCountUtil.release(request);
+            waiting.messages.forEach(ReferenceCountUtil::release);
+            ctx.fireExceptionCaught(failure);
+            return;
+        }
+        decide(ctx, waiting.client, waiting.location, request, verdict);
+        resume(ctx, waiting.messages);
+    }
+
+    /** A held request, the body parts that arrived behind it, and what it was being decided for. */
+    private record Held(ArrayDeque<Object> messages, ClientExchange client, LocationLimits location) {}
+
+    /** Holds {@code request}, and what arrives after it, with reads paused (the body waits in the socket). */
+    private Held park(ChannelHandlerContext ctx, ClientExchange client, LocationLimits location,
+            HttpRequest request) {
+        held = new Held(new ArrayDeque<>(4), client, location);
+        held.messages.add(request);
         if (autoReadBeforeHold == null) {
             autoReadBeforeHold = ctx.channel().config().isAutoRead();
         }
-        ctx.channel().config().setAutoRead(false); // the body waits in the socket, not in memory
-        timer = ctx.executor().schedule(() -> serveHeld(ctx), delayNanos, TimeUnit.NANOSECONDS);
+        ctx.channel().config().setAutoRead(false);
+        return held;
     }
 
-    private void serveHeld(ChannelHandlerContext ctx) {
-        ArrayDeque<Object> messages = held;
-        held = null;
-        timer = null;
-        ClientExchange client = heldClient;
-        LocationLimits location = heldLimits;
-        heldClient = null;
-        heldLimits = null;
-        admit(ctx, client, location, (HttpRequest) messages.poll());
+    /** After the held request went on: what arrived behind it, then reads as they were (unless held again). */
+    private void resume(ChannelHandlerContext ctx, ArrayDeque<Object> messages) {
         for (Object msg = messages.poll(); msg != null; msg = messages.poll()) {
             channelRead(ctx, msg);
         }
@@ -174,13 +219,11 @@ final class RateLimitHandler extends ChannelDuplexHandler {
             timer = null;
         }
         if (held != null) {
-            for (Object msg : held) {
+            for (Object msg : held.messages) {
                 ReferenceCountUtil.release(msg);
             }
             held = null;
         }
-        heldClient = null;
-        heldLimits = null;
         draining = false;
     }
 

@@ -1,12 +1,14 @@
 package io.portico.ratelimit;
 
 import com.github.benmanes.caffeine.cache.Scheduler;
+import io.github.bucket4j.TimeMeter;
 import io.netty.channel.ChannelHandler;
 import io.portico.config.Cidr;
 import io.portico.config.LimitConnConfig;
 import io.portico.config.LocationConfig;
 import io.portico.config.PorticoConfig;
 import io.portico.config.RateLimitZoneConfig;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -19,20 +21,31 @@ import java.util.concurrent.Executor;
  * The rate-limit and limit-conn zones of a configuration, shared by every event loop, and the factory of the
  * per-channel handler that applies them.
  */
-public final class RateLimits {
+public final class RateLimits implements AutoCloseable {
     private final NanoClock clock;
+    private final RedisConnections redis = new RedisConnections();
     private final Map<String, RateZone> rateZones = new LinkedHashMap<>();
     private final Map<String, ConnZone> connZones = new LinkedHashMap<>();
     private final Map<LocationConfig, LocationLimits> byLocation = new IdentityHashMap<>();
     private final List<Cidr> allowUnlimited;
 
-    private RateLimits(PorticoConfig config, NanoClock clock, Executor maintenance, Scheduler sweeper) {
+    private RateLimits(PorticoConfig config, NanoClock clock, TimeMeter sharedClock, Executor maintenance,
+            Scheduler sweeper) {
         this.clock = clock;
         this.allowUnlimited = orEmpty(config.allowUnlimited());
-        for (RateLimitZoneConfig zone : orEmpty(config.rateLimits()).values()) {
-            ZoneShape shape = ZoneShape.of(zone);
-            rateZones.put(zone.name(), new RateZone(rateZones.size(), zone,
-                    new CompactZoneStore(shape, zone.maxClients(), clock, maintenance, sweeper)));
+        try {
+            for (RateLimitZoneConfig zone : orEmpty(config.rateLimits()).values()) {
+                ZoneShape shape = ZoneShape.of(zone);
+                int index = rateZones.size();
+                rateZones.put(zone.name(), zone.store().shared()
+                        ? new RateZone(index, zone,
+                                new RedisZoneStore(zone, shape, redis.connection(zone), sharedClock))
+                        : new RateZone(index, zone,
+                                new CompactZoneStore(shape, zone.maxClients(), clock, maintenance, sweeper)));
+            }
+        } catch (RuntimeException e) {
+            redis.close();
+            throw e;
         }
         for (LimitConnConfig zone : orEmpty(config.limitConn()).values()) {
             connZones.put(zone.name(), new ConnZone(zone));
@@ -48,12 +61,49 @@ public final class RateLimits {
      * swept even without traffic.
      */
     public static RateLimits create(PorticoConfig config) {
-        return new RateLimits(config, NanoClock.SYSTEM, ZoneUpkeep.SHARED, Scheduler.systemScheduler());
+        return new RateLimits(config, NanoClock.SYSTEM, WALL_CLOCK, ZoneUpkeep.SHARED, Scheduler.systemScheduler());
     }
 
-    /** Tests: a manual clock, and upkeep on the calling thread only, so expiry and eviction are deterministic. */
+    /**
+     * Tests: a manual clock (shared zones read it too), and upkeep on the calling thread only, so expiry and
+     * eviction are deterministic.
+     */
     static RateLimits create(PorticoConfig config, NanoClock clock) {
-        return new RateLimits(config, clock, Runnable::run, Scheduler.disabledScheduler());
+        TimeMeter manual = new TimeMeter() {
+            @Override
+            public long currentTimeNanos() {
+                return clock.nanoTime();
+            }
+
+            @Override
+            public boolean isWallClockBased() {
+                return true; // it stands for the wall clock, which Bucket4j requires of a shared bucket
+            }
+        };
+        return new RateLimits(config, clock, manual, Runnable::run, Scheduler.disabledScheduler());
+    }
+
+    /**
+     * The time of shared zones: instances on different hosts agree on the wall clock, not on {@code nanoTime}.
+     * Microseconds, where Bucket4j's own wall clock has milliseconds (a 1000r/s zone's interval).
+     */
+    private static final TimeMeter WALL_CLOCK = new TimeMeter() {
+        @Override
+        public long currentTimeNanos() {
+            Instant now = Instant.now();
+            return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+        }
+
+        @Override
+        public boolean isWallClockBased() {
+            return true;
+        }
+    };
+
+    /** Closes the connections of shared zones. */
+    @Override
+    public void close() {
+        redis.close();
     }
 
     /** A new handler for one client channel; placed after routing, before the exchange handler. */
@@ -61,11 +111,11 @@ public final class RateLimits {
         return new RateLimitHandler(this, clock);
     }
 
-    /** One line per zone, for {@code portico check}. */
-    public List<String> describe() {
+    /** One line per zone of {@code config}, for {@code portico check} (which connects to no store). */
+    public static List<String> describe(PorticoConfig config) {
         List<String> lines = new ArrayList<>();
-        rateZones.values().forEach(zone -> lines.add(ZoneDescription.of(zone.config)));
-        connZones.values().forEach(zone -> lines.add(ZoneDescription.of(zone.config)));
+        orEmpty(config.rateLimits()).values().forEach(zone -> lines.add(ZoneDescription.of(zone)));
+        orEmpty(config.limitConn()).values().forEach(zone -> lines.add(ZoneDescription.of(zone)));
         return lines;
     }
 

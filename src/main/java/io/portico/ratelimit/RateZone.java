@@ -17,7 +17,9 @@ final class RateZone {
     final int index;
     final RateLimitZoneConfig config;
     final ZoneShape shape;
+    /** Where the zone's state lives: exactly one of these is set (see {@link SharedZoneStore}). */
     final ZoneStore store;
+    final SharedZoneStore shared;
     final RequestKey key;
     final ZoneCounters counters;
     final HttpResponseStatus status;
@@ -25,23 +27,36 @@ final class RateZone {
     final String noteDelayed;
     final String noteRejected;
     final String noteDryRun;
+    final String noteStoreFailed;
     /** The verdict of a request this zone alone passes at once: shared, since it carries nothing per request. */
     final RateVerdict passedAtOnce;
     private final AsciiString policy;
     private volatile Rejection lastRejection;
 
     RateZone(int index, RateLimitZoneConfig config, ZoneStore store) {
+        this(index, config, store, null);
+    }
+
+    RateZone(int index, RateLimitZoneConfig config, SharedZoneStore shared) {
+        this(index, config, null, shared);
+    }
+
+    private RateZone(int index, RateLimitZoneConfig config, ZoneStore store, SharedZoneStore shared) {
         this.index = index;
         this.config = config;
         this.shape = ZoneShape.of(config);
         this.store = store;
+        this.shared = shared;
         this.key = RequestKey.parse("rate-limits." + config.name(), config.key(), config.ipv6Prefix());
-        this.counters = new ZoneCounters(store::size, store::evictions);
+        // A shared zone's clients are in Redis, which expires them; their number is not tracked here.
+        this.counters = store != null ? new ZoneCounters(store::size, store::evictions, () -> 0)
+                : new ZoneCounters(() -> 0, () -> 0, shared::failures);
         this.status = HttpResponseStatus.valueOf(config.status());
         this.notePassed = "limit=" + config.name() + ":passed";
         this.noteDelayed = "limit=" + config.name() + ":delayed";
         this.noteRejected = "limit=" + config.name() + ":rejected";
         this.noteDryRun = "limit=" + config.name() + ":dry-run";
+        this.noteStoreFailed = "limit=" + config.name() + ":store-failed";
         this.passedAtOnce = new RateVerdict(0, null, 0, notePassed, null);
         // draft-ietf-httpapi-ratelimit-headers: quota q per window w seconds, here the configured rate.
         this.policy = new AsciiString(

@@ -14,10 +14,12 @@ public final class ZoneCounters {
     final LongAdder dryRun = new LongAdder();
     private final LongSupplier clients;
     private final LongSupplier evictions;
+    private final LongSupplier storeFailures;
 
-    ZoneCounters(LongSupplier clients, LongSupplier evictions) {
+    ZoneCounters(LongSupplier clients, LongSupplier evictions, LongSupplier storeFailures) {
         this.clients = clients;
         this.evictions = evictions;
+        this.storeFailures = storeFailures;
     }
 
     /** Requests served at once. */
@@ -49,9 +51,14 @@ public final class ZoneCounters {
         return evictions.getAsLong();
     }
 
+    /** Decisions a shared (Redis) store could not make in time, made by the zone's on-store-failure instead. */
+    public long storeFailures() {
+        return storeFailures.getAsLong();
+    }
+
     @Override
     public String toString() {
         return "passed=" + passed() + " delayed=" + delayed() + " rejected=" + rejected() + " dryRun=" + dryRun()
-                + " clients=" + clients() + " evictions=" + evictions();
+                + " clients=" + clients() + " evictions=" + evictions() + " storeFailures=" + storeFailures();
     }
 }

@@ -24,8 +24,14 @@ final class ZoneDescription {
         }
         line.append("then 1 every ").append(duration(shape.intervalNanos()));
         line.append("; a client is forgotten after ").append(duration(shape.forgetAfterNanos())).append(" idle");
-        long mib = Math.max(1, (zone.maxClients() * CompactZoneStore.BYTES_PER_CLIENT + MIB / 2) / MIB);
-        line.append(String.format(Locale.US, "; at most %,d clients, about %,d MiB", zone.maxClients(), mib));
+        if (zone.store().shared()) {
+            line.append("; shared in Redis at ").append(RedisConnections.redacted(zone.store().redis()))
+                    .append(" (decided within ").append(duration(zone.store().timeout().toNanos()))
+                    .append(", else ").append(zone.store().failOpen() ? "allowed" : "rejected").append(')');
+        } else {
+            long mib = Math.max(1, (zone.maxClients() * CompactZoneStore.BYTES_PER_CLIENT + MIB / 2) / MIB);
+            line.append(String.format(Locale.US, "; at most %,d clients, about %,d MiB", zone.maxClients(), mib));
+        }
         if (zone.dryRun()) {
             line.append("; dry run: counts, limits nothing");
         }

@@ -1,8 +1,9 @@
 package io.portico.ratelimit;
 
 /**
- * The state of one rate-limit zone: every key's bucket, and the nginx {@code limit_req} arithmetic that charges
- * it. A backend shared by many instances (Bucket4j over Redis) can implement this without touching the handler.
+ * The state of one rate-limit zone kept in this process: every key's bucket, and the nginx {@code limit_req}
+ * arithmetic that charges it. A decision is made at once, on the caller's thread; state kept elsewhere and
+ * shared by several instances answers later, through {@link SharedZoneStore}.
  *
  * <p>Verdicts are encoded in one {@code long} so the hot path allocates nothing: {@code >= 0} means the request
  * is admitted (and charged) and must wait that many nanoseconds before it is served (0: at once); {@code < 0}

@@ -45,7 +45,13 @@ public final class PorticoServer implements AutoCloseable {
         this.group = new MultiThreadIoEventLoopGroup(
                 config.workers(), new DefaultThreadFactory("portico-loop"), transport.ioHandlerFactory());
         this.accessLog = AccessLog.create(config.accessLog());
-        this.targets = Targets.start(config, group, state::openConnections);
+        try {
+            this.targets = Targets.start(config, group, state::openConnections);
+        } catch (IllegalStateException e) { // a module that cannot start: a shared rate-limit store out of reach
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            accessLog.close();
+            throw e;
+        }
     }
 
     /** Binds every listener of {@code config}; a port in use fails with {@link ListenException}. */
@@ -57,7 +63,12 @@ public final class PorticoServer implements AutoCloseable {
             throw new ListenException("transport = " + config.transport().configName() + ": " + e.getMessage()
                     + "; transport = auto picks epoll or NIO", e);
         }
-        PorticoServer server = new PorticoServer(config, transport);
+        PorticoServer server;
+        try {
+            server = new PorticoServer(config, transport);
+        } catch (IllegalStateException e) {
+            throw new ListenException(e.getMessage(), e);
+        }
         try {
             server.bind();
         } catch (ListenException e) {

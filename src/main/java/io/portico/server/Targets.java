@@ -46,8 +46,14 @@ final class Targets implements AutoCloseable {
     static Targets start(PorticoConfig config, EventLoopGroup group, IntSupplier openConnections) {
         boolean anyLimits = config.locations().stream()
                 .anyMatch(l -> !l.rateLimits().isEmpty() || !l.limitConn().isEmpty());
-        Proxies proxies = Proxies.start(config, group);
-        RateLimits rateLimits = RateLimits.create(config);
+        RateLimits rateLimits = RateLimits.create(config); // first: it may fail (a shared store out of reach)
+        Proxies proxies;
+        try {
+            proxies = Proxies.start(config, group);
+        } catch (RuntimeException e) {
+            rateLimits.close();
+            throw e;
+        }
         Map<String, List<UpstreamServer>> upstreams = new LinkedHashMap<>();
         for (UpstreamPool pool : proxies.pools().values()) {
             upstreams.put(pool.name(), pool.servers());
@@ -87,5 +93,6 @@ final class Targets implements AutoCloseable {
     public void close() {
         proxies.close();
         staticFiles.close();
+        rateLimits.close();
     }
 }

@@ -1,10 +1,12 @@
 package io.portico.ratelimit;
 
 import io.portico.config.RateLimitZoneConfig;
+import io.github.bucket4j.TimeMeter;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Both zone stores, and the compact one as keep-alive connections use it, so every timeline runs against each.
+ * Every zone store, and the compact one as keep-alive connections use it, so every timeline runs against each.
  */
 enum StoreKind {
     COMPACT {
@@ -25,13 +27,84 @@ enum StoreKind {
         ZoneStore create(RateLimitZoneConfig zone, NanoClock clock, Executor maintenance) {
             return new Bucket4jZoneStore(zone, ZoneShape.of(zone), clock, maintenance);
         }
+    },
+    /**
+     * The shared store on a real Redis (skipped without {@code redis-server}), each store under a zone name of its
+     * own, waited for by the calling thread. It counts no clients and evicts none: Redis expires its keys.
+     */
+    REDIS {
+        @Override
+        ZoneStore create(RateLimitZoneConfig zone, NanoClock clock, Executor maintenance) {
+            RateLimitZoneConfig shared =
+                    Zones.shared(zone, zone.name() + "-" + STORES.incrementAndGet(), RedisServer.shared().uri());
+            TimeMeter time = new TimeMeter() {
+                @Override
+                public long currentTimeNanos() {
+                    return clock.nanoTime();
+                }
+
+                @Override
+                public boolean isWallClockBased() {
+                    return true; // it stands for the wall clock, which Bucket4j requires of a shared bucket
+                }
+            };
+            return new Waited(new RedisZoneStore(shared, ZoneShape.of(shared), connections().connection(shared), time));
+        }
     };
+
+    private static final AtomicInteger STORES = new AtomicInteger();
+    private static RedisConnections connections;
+
+    /** One connection for every test store of the JVM, closed when it exits. */
+    private static synchronized RedisConnections connections() {
+        if (connections == null) {
+            connections = new RedisConnections();
+            RedisConnections opened = connections;
+            Runtime.getRuntime().addShutdownHook(new Thread(opened::close, "redis-connections-close"));
+        }
+        return connections;
+    }
 
     abstract ZoneStore create(RateLimitZoneConfig zone, NanoClock clock, Executor maintenance);
 
     /** Tests: cache maintenance on the calling thread, so expiry and eviction are deterministic. */
     ZoneStore create(RateLimitZoneConfig zone, NanoClock clock) {
         return create(zone, clock, Runnable::run);
+    }
+
+    /** A shared store as a local one: the caller waits for each answer (tests only; an event loop never does). */
+    private record Waited(SharedZoneStore store) implements ZoneStore {
+        @Override
+        public long take(ClientKey key, long nowNanos) {
+            SharedZoneStore.Answer answer = store.take(key).join();
+            if (answer.storeFailed()) {
+                throw new AssertionError("the Redis store did not answer");
+            }
+            return answer.verdict();
+        }
+
+        @Override
+        public void giveBack(ClientKey key, long nowNanos) {
+            store.giveBack(key);
+        }
+
+        @Override
+        public long backlogNanos(ClientKey key, long nowNanos) {
+            throw new UnsupportedOperationException("a shared zone does not read a key's state back");
+        }
+
+        @Override
+        public long size() {
+            return 0;
+        }
+
+        @Override
+        public long evictions() {
+            return 0;
+        }
+
+        @Override
+        public void cleanUp() {}
     }
 
     /** A store whose callers each have a memo, one per thread. */

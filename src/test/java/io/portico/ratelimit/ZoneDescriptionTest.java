@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.portico.config.LimitConnConfig;
+import io.portico.config.RateLimitZoneConfig;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -36,11 +37,22 @@ class ZoneDescriptionTest {
     }
 
     @Test
+    void aSharedZoneSaysWhereItsStateIsAndWhatAnOutageGets() {
+        RateLimitZoneConfig z = Zones.nodelay(50, SECOND, 20);
+        RateLimitZoneConfig shared = new RateLimitZoneConfig(z.name(), z.key(), z.requests(), z.per(), z.burst(),
+                z.nodelay(), z.delay(), z.status(), z.maxClients(), z.dryRun(), z.ipv6Prefix(), z.headers(),
+                new RateLimitZoneConfig.Store(java.net.URI.create("redis://:secret@cache:6379/2"),
+                        java.time.Duration.ofMillis(50), false));
+        assertThat(ZoneDescription.of(shared)).isEqualTo("allips: 21 requests at once, then 1 every 20 ms;"
+                + " a client is forgotten after 420 ms idle; shared in Redis at redis://cache:6379/2"
+                + " (decided within 50 ms, else rejected)");
+    }
+
+    @Test
     void everyZoneOfAConfigurationGetsALine() {
         LimitConnConfig conn = new LimitConnConfig("perip", "client-ip", 10, 503);
-        RateLimits limits = RateLimits.create(Configs.config(List.of(Zones.nodelay(50, SECOND, 20)), List.of(conn),
-                List.of(), Configs.location(List.of("allips"), List.of("perip"))));
-        assertThat(limits.describe()).containsExactly(
+        assertThat(RateLimits.describe(Configs.config(List.of(Zones.nodelay(50, SECOND, 20)), List.of(conn),
+                List.of(), Configs.location(List.of("allips"), List.of("perip"))))).containsExactly(
                 ZoneDescription.of(Zones.nodelay(50, SECOND, 20)), ZoneDescription.of(conn));
     }
 

@@ -45,6 +45,13 @@ final class Zones {
                 z.status(), z.maxClients(), z.dryRun(), z.ipv6Prefix(), headers);
     }
 
+    /** {@code z} kept in the Redis at {@code uri}, under {@code name}; a store failure fails open after 2 s. */
+    static RateLimitZoneConfig shared(RateLimitZoneConfig z, String name, String uri) {
+        return new RateLimitZoneConfig(name, z.key(), z.requests(), z.per(), z.burst(), z.nodelay(), z.delay(),
+                z.status(), z.maxClients(), z.dryRun(), z.ipv6Prefix(), z.headers(),
+                new RateLimitZoneConfig.Store(java.net.URI.create(uri), Duration.ofSeconds(2), true));
+    }
+
     static final Duration SECOND = Duration.ofSeconds(1);
     static final Duration MINUTE = Duration.ofMinutes(1);
 }

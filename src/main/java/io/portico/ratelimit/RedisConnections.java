@@ -1,0 +1,78 @@
+package io.portico.ratelimit;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.portico.config.RateLimitZoneConfig;
+import java.net.URI;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One Redis connection per store URI, shared by the zones that name it (Lettuce pipelines the commands of every
+ * thread on one connection). Lettuce runs on its own single I/O thread, off the event loops; its answers hop
+ * back to the loop that asked. Connected when the server starts: a store that cannot be reached then stops the
+ * start, as a bad configuration would; later it reconnects by itself, and while it is away commands fail at once
+ * (they are not queued), so on-store-failure decides without waiting for the timeout.
+ */
+final class RedisConnections implements AutoCloseable {
+    private final Map<URI, StatefulRedisConnection<byte[], byte[]>> connections = new LinkedHashMap<>();
+    private final Map<URI, RedisClient> clients = new LinkedHashMap<>();
+    private ClientResources resources;
+
+    /** The connection for {@code zone}'s store, opened on first use. */
+    StatefulRedisConnection<byte[], byte[]> connection(RateLimitZoneConfig zone) {
+        URI uri = zone.store().redis();
+        StatefulRedisConnection<byte[], byte[]> connection = connections.get(uri);
+        if (connection != null) {
+            return connection;
+        }
+        if (resources == null) {
+            resources = DefaultClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(1).build();
+        }
+        RedisURI redisUri = RedisURI.create(uri);
+        Duration timeout = zone.store().timeout();
+        redisUri.setTimeout(timeout);
+        RedisClient client = RedisClient.create(resources, redisUri);
+        client.setOptions(ClientOptions.builder()
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .timeoutOptions(TimeoutOptions.enabled(timeout))
+                .build());
+        try {
+            connection = client.connect(ByteArrayCodec.INSTANCE);
+        } catch (RedisException e) {
+            client.shutdown(0, 2, TimeUnit.SECONDS);
+            throw new IllegalStateException("rate-limits." + zone.name() + ".store: cannot connect to "
+                    + redacted(uri) + " (" + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage())
+                    + ")", e);
+        }
+        clients.put(uri, client);
+        connections.put(uri, connection);
+        return connection;
+    }
+
+    /** The URI without its password, for messages. */
+    static String redacted(URI uri) {
+        return uri.getScheme() + "://" + uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort())
+                + (uri.getPath() == null ? "" : uri.getPath());
+    }
+
+    @Override
+    public void close() {
+        connections.values().forEach(StatefulRedisConnection::close);
+        clients.values().forEach(c -> c.shutdown(0, 2, TimeUnit.SECONDS));
+        if (resources != null) {
+            resources.shutdown(0, 2, TimeUnit.SECONDS);
+        }
+        connections.clear();
+        clients.clear();
+    }
+}

@@ -1,0 +1,205 @@
+package io.portico.ratelimit;
+
+import io.github.bucket4j.Bandwidth;
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.TimeMeter;
+import io.github.bucket4j.distributed.AsyncBucketProxy;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.proxy.AsyncProxyManager;
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.portico.config.RateLimitZoneConfig;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A zone whose buckets live in Redis, one per key, shared by every instance that names the same store: the
+ * bucket mapping of {@link Bucket4jZoneStore} (capacity {@code immediate + 1}, refilled greedily at exactly the
+ * rate, a delayed zone reserving on credit up to {@code (burst - delay) * T}) on Bucket4j's compare-and-swap
+ * buckets over Lettuce's asynchronous API. A decision is one round trip (a Lua compare-and-swap; again on a
+ * concurrent change), answered on Lettuce's thread; nothing here waits.
+ *
+ * <p>Time is the instances' wall clock (Bucket4j's client-side clock), so instances sharing a zone must keep their
+ * clocks in step (NTP): a skew of d lets a bucket refill d early or late. A key expires in Redis once its bucket
+ * would have refilled, plus a second, so Redis holds only the clients seen recently.
+ */
+final class RedisZoneStore implements SharedZoneStore {
+    private static final Logger log = LoggerFactory.getLogger(RedisZoneStore.class);
+    private static final long FAILURE_LOG_INTERVAL = TimeUnit.SECONDS.toNanos(10);
+    private static final long FAILED_RETRY = TimeUnit.SECONDS.toNanos(1);
+
+    private final String name;
+    private final byte[] prefix;
+    private final AsyncProxyManager<byte[]> buckets;
+    private final Supplier<CompletableFuture<BucketConfiguration>> configuration;
+    private final long maxWaitNanos;
+    private final boolean failOpen;
+    private final LongAdder failures = new LongAdder();
+    private final AtomicLong lastFailureLog = new AtomicLong(System.nanoTime() - FAILURE_LOG_INTERVAL);
+
+    /** {@code clock}: the instances' shared time; tests give a manual one (see {@link RateLimits}). */
+    RedisZoneStore(RateLimitZoneConfig zone, ZoneShape shape, StatefulRedisConnection<byte[], byte[]> connection,
+            TimeMeter clock) {
+        this.name = zone.name();
+        this.prefix = ("portico:rate-limit:" + zone.name() + ":").getBytes(StandardCharsets.UTF_8);
+        BucketConfiguration config = BucketConfiguration.builder()
+                .addLimit(Bandwidth.builder().capacity(shape.servedAtOnce())
+                        .refillGreedy(zone.requests(), zone.per()).build())
+                .build();
+        CompletableFuture<BucketConfiguration> ready = CompletableFuture.completedFuture(config);
+        this.configuration = () -> ready;
+        this.buckets = Bucket4jLettuce.casBasedBuilder(connection)
+                .clientClock(clock)
+                .requestTimeout(zone.store().timeout())
+                .expirationAfterWrite(
+                        ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(1)))
+                .build()
+                .asAsync();
+        this.maxWaitNanos = shape.toleranceNanos() - shape.immediateNanos();
+        this.failOpen = zone.store().failOpen();
+    }
+
+    @Override
+    public CompletableFuture<Answer> take(ClientKey key) {
+        AsyncBucketProxy bucket;
+        CompletableFuture<Long> verdict;
+        try {
+            bucket = bucket(key);
+            verdict = maxWaitNanos == 0 ? takeNow(bucket) : takeOrReserve(bucket);
+        } catch (RuntimeException e) { // the client refused the command before sending it
+            return CompletableFuture.completedFuture(failed(e));
+        }
+        return verdict.handle((v, failure) -> failure == null ? new Answer(v, false) : failed(failure));
+    }
+
+    private static CompletableFuture<Long> takeNow(AsyncBucketProxy bucket) {
+        return bucket.tryConsumeAndReturnRemaining(1)
+                .thenApply(p -> p.isConsumed() ? 0L : -Math.max(1, p.getNanosToWaitForRefill()));
+    }
+
+    /** A delayed zone: a token now, or one reserved on credit if its wait is within the tolerance. */
+    private CompletableFuture<Long> takeOrReserve(AsyncBucketProxy bucket) {
+        WaitRecorder wait = new WaitRecorder();
+        return bucket.asScheduler().tryConsume(1, maxWaitNanos, wait).thenCompose(reserved -> reserved
+                ? CompletableFuture.completedFuture(wait.nanos)
+                : bucket.estimateAbilityToConsume(1)
+                        .thenApply(p -> -Math.max(1, p.getNanosToWaitForRefill() - maxWaitNanos)));
+    }
+
+    @Override
+    public void giveBack(ClientKey key) {
+        try {
+            bucket(key).addTokens(1).whenComplete((v, failure) -> {
+                if (failure != null) {
+                    logFailure(failure);
+                }
+            });
+        } catch (RuntimeException e) {
+            logFailure(e);
+        }
+    }
+
+    @Override
+    public long failures() {
+        return failures.sum();
+    }
+
+    private AsyncBucketProxy bucket(ClientKey key) {
+        byte[] text = key.toString().getBytes(StandardCharsets.UTF_8);
+        byte[] redisKey = new byte[prefix.length + text.length];
+        System.arraycopy(prefix, 0, redisKey, 0, prefix.length);
+        System.arraycopy(text, 0, redisKey, prefix.length, text.length);
+        return buckets.builder().build(redisKey, configuration);
+    }
+
+    private Answer failed(Throwable failure) {
+        failures.increment();
+        logFailure(failure);
+        return new Answer(failOpen ? 0 : -FAILED_RETRY, true);
+    }
+
+    /** At most one line per 10 s: a Redis that is down fails every request. */
+    private void logFailure(Throwable failure) {
+        long now = System.nanoTime();
+        long last = lastFailureLog.get();
+        if (now - last >= FAILURE_LOG_INTERVAL && lastFailureLog.compareAndSet(last, now)) {
+            Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
+            log.warn("rate-limit zone {}: the Redis store did not decide ({}); on-store-failure = {} decides"
+                    + " ({} such decisions so far)", name, cause.toString(), failOpen ? "allow" : "reject",
+                    failures.sum());
+        }
+    }
+
+    /**
+     * Bucket4j reports a reservation's wait by scheduling the future's completion after it; this records the wait
+     * and completes at once, so that the event loop's timer does the waiting (as {@link Bucket4jZoneStore}'s
+     * blocking strategy does). Only {@code schedule(Runnable, ...)} is ever called.
+     */
+    private static final class WaitRecorder extends AbstractExecutorService implements ScheduledExecutorService {
+        volatile long nanos;
+
+        @Override
+        public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+            nanos = unit.toNanos(delay);
+            command.run();
+            return null;
+        }
+
+        @Override
+        public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period,
+                TimeUnit unit) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay,
+                TimeUnit unit) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void execute(Runnable command) {
+            command.run();
+        }
+
+        @Override
+        public void shutdown() {}
+
+        @Override
+        public List<Runnable> shutdownNow() {
+            return List.of();
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return false;
+        }
+
+        @Override
+        public boolean isTerminated() {
+            return false;
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, TimeUnit unit) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package io.portico.ratelimit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.portico.server.ListenException;
+import io.portico.server.PorticoServer;
+import io.portico.testing.RefusedPort;
+import io.portico.testing.TestServers;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Zones kept in a real Redis, through real Portico servers on loopback: two instances draw on one bucket per
+ * client, delays and rejections are nginx's, and a Redis that goes away is decided by on-store-failure, promptly.
+ */
+class SharedZoneTest {
+    private static final AtomicInteger ZONES = new AtomicInteger();
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final List<PorticoServer> servers = new ArrayList<>();
+    private RedisServer ownRedis;
+
+    @AfterEach
+    void stop() {
+        servers.forEach(PorticoServer::close);
+        if (ownRedis != null) {
+            ownRedis.stop();
+        }
+    }
+
+    @Test
+    void twoInstancesShareEachClientsBucket() throws Exception {
+        String conf = config(RedisServer.shared().uri(), "rate = 1r/m, burst = 5, nodelay = true", "");
+        int a = start(conf);
+        int b = start(conf);
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            statuses.add(get(i % 2 == 0 ? a : b, "/").statusCode());
+        }
+        assertThat(statuses).as("burst 5 + 1 between both instances, in request order")
+                .containsExactly(204, 204, 204, 204, 204, 204, 429, 429, 429, 429);
+        HttpResponse<String> rejected = get(b, "/");
+        assertThat(rejected.headers().firstValue("Retry-After")).hasValueSatisfying(
+                seconds -> assertThat(Long.parseLong(seconds)).isBetween(55L, 60L));
+    }
+
+    @Test
+    void aRejectionByAnotherZoneGivesTheSharedChargeBack() throws Exception {
+        String shared = "z" + ZONES.incrementAndGet();
+        int port = start("rate-limits {\n"
+                + shared + " { rate = 1r/m, burst = 5, nodelay = true, store = \"" + RedisServer.shared().uri() + "\" }\n"
+                + " strict { rate = 1r/m, burst = 0, nodelay = true }\n}\n"
+                + "locations = [ { path = \"/both/\", return = 204, rate-limit = [" + shared + ", strict] },"
+                + " { path = \"/\", return = 204, rate-limit = " + shared + " } ]");
+        assertThat(get(port, "/both/").statusCode()).isEqualTo(204);
+        for (int i = 0; i < 3; i++) {
+            assertThat(get(port, "/both/").statusCode()).as("strict rejects; the shared zone is not charged")
+                    .isEqualTo(429);
+        }
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            statuses.add(get(port, "/").statusCode());
+        }
+        assertThat(statuses).as("5 of the shared bucket's 6 left").containsExactly(204, 204, 204, 204, 204, 429);
+    }
+
+    @Test
+    void delayedRequestsWaitOnTheLoopAndTheExcessIsRejected() throws Exception {
+        int port = start(config(RedisServer.shared().uri(), "rate = 10r/s, burst = 2", ""));
+        long start = System.nanoTime();
+        List<CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            sent.add(http.sendAsync(request(port, "/"), HttpResponse.BodyHandlers.ofString()));
+        }
+        List<Integer> statuses = new ArrayList<>();
+        long slowestAdmitted = 0;
+        for (CompletableFuture<HttpResponse<String>> response : sent) {
+            HttpResponse<String> r = response.get(10, TimeUnit.SECONDS);
+            statuses.add(r.statusCode());
+            if (r.statusCode() == 204) {
+                slowestAdmitted = Math.max(slowestAdmitted, System.nanoTime() - start);
+            }
+        }
+        assertThat(statuses).containsExactlyInAnyOrder(204, 204, 204, 429);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(slowestAdmitted)).as("the second excess request waited 200 ms")
+                .isGreaterThanOrEqualTo(190);
+    }
+
+    @Test
+    void anOutageFailsOpenWithinTheTimeoutAndIsCounted() throws Exception {
+        ownRedis = RedisServer.start();
+        int port = start(config(ownRedis.uri(), "rate = 1r/m, burst = 0, nodelay = true, store-timeout = 300ms", ""));
+        assertThat(get(port, "/").statusCode()).isEqualTo(204);
+        assertThat(get(port, "/").statusCode()).as("the bucket is empty").isEqualTo(429);
+        ownRedis.stop();
+        for (int i = 0; i < 3; i++) {
+            long start = System.nanoTime();
+            assertThat(get(port, "/").statusCode()).as("on-store-failure = allow").isEqualTo(204);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(2_000);
+        }
+        assertThat(get(port, "/metrics").body()).containsPattern(
+                "portico_rate_limit_store_failures_total\\{zone=\"z\\d+\"\\} 3\\b");
+    }
+
+    @Test
+    void anOutageRejectsWhenTheZoneSaysSo() throws Exception {
+        ownRedis = RedisServer.start();
+        int port = start(config(ownRedis.uri(),
+                "rate = 10r/s, burst = 5, nodelay = true, store-timeout = 300ms, on-store-failure = reject", ""));
+        assertThat(get(port, "/").statusCode()).isEqualTo(204);
+        ownRedis.stop();
+        HttpResponse<String> response = get(port, "/");
+        assertThat(response.statusCode()).isEqualTo(429);
+        assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
+    }
+
+    @Test
+    void aStoreOutOfReachStopsTheStart() throws Exception {
+        try (RefusedPort refused = new RefusedPort()) {
+            String conf = config("redis://127.0.0.1:" + refused.port(), "rate = 10r/s, store-timeout = 500ms", "");
+            assertThatThrownBy(() -> PorticoServer.start(TestServers.config(conf, Path.of("."))))
+                    .isInstanceOf(ListenException.class)
+                    .hasMessageContaining(".store: cannot connect to redis://127.0.0.1:" + refused.port());
+        }
+    }
+
+    /** A zone {@code zNN} of its own (Redis outlives each test), applied to every location but /metrics. */
+    private static String config(String uri, String zone, String more) {
+        String name = "z" + ZONES.incrementAndGet();
+        return "rate-limits { " + name + " { " + zone + ", store = \"" + uri + "\" } }\n"
+                + "locations = [ { exact = \"/metrics\", metrics = prometheus },"
+                + " { path = \"/\", return = 204, rate-limit = " + name + " } ]\n" + more;
+    }
+
+    private int start(String conf) {
+        PorticoServer server = TestServers.start(conf);
+        servers.add(server);
+        return TestServers.port(server);
+    }
+
+    private HttpRequest request(int port, String path) {
+        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(10))
+                .build();
+    }
+
+    private HttpResponse<String> get(int port, String path) throws Exception {
+        return http.send(request(port, path), HttpResponse.BodyHandlers.ofString());
+    }
+}
