@@ -39,7 +39,7 @@ public final class RateLimits implements AutoCloseable {
                 int index = rateZones.size();
                 rateZones.put(zone.name(), zone.store().shared()
                         ? new RateZone(index, zone,
-                                new RedisZoneStore(zone, shape, redis.connection(zone), sharedClock))
+                                new RedisZoneStore(zone, shape, redis.connection(zone), sharedClock, maintenance))
                         : new RateZone(index, zone,
                                 new CompactZoneStore(shape, zone.maxClients(), clock, maintenance, sweeper)));
             }

@@ -1,11 +1,14 @@
 package io.portico.ratelimit;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.TimeMeter;
 import io.github.bucket4j.distributed.AsyncBucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.AsyncProxyManager;
+import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.portico.config.RateLimitZoneConfig;
@@ -15,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -44,14 +48,26 @@ final class RedisZoneStore implements SharedZoneStore {
     private final byte[] prefix;
     private final AsyncProxyManager<byte[]> buckets;
     private final Supplier<CompletableFuture<BucketConfiguration>> configuration;
+    /** Each recent client's bucket proxy, which batches that client's concurrent requests (see the constructor). */
+    private final Cache<ClientKey, AsyncBucketProxy> proxies;
     private final long maxWaitNanos;
     private final boolean failOpen;
     private final LongAdder failures = new LongAdder();
     private final AtomicLong lastFailureLog = new AtomicLong(System.nanoTime() - FAILURE_LOG_INTERVAL);
 
-    /** {@code clock}: the instances' shared time; tests give a manual one (see {@link RateLimits}). */
+    /**
+     * {@code clock}: the instances' shared time; tests give a manual one (see {@link RateLimits}).
+     *
+     * <p>A client's requests go through one bucket proxy per instance, with Bucket4j's batching: while a command for
+     * the key is in flight, the requests that arrive meanwhile are sent as one command after it, instead of each
+     * racing its own compare-and-swap. Without it, 50 connections of one client made 50 swaps contend for the same
+     * key, and most retried until store-timeout (2,300 req/s, p99 100 ms, where a local zone passed 145,000 req/s).
+     * Batching keeps the arithmetic exact (the commands are applied in order, in one swap). The proxies are kept
+     * for the clients seen within the zone's forget-after, at most {@code max-clients} of them; a dropped proxy
+     * loses nothing (the state is in Redis).
+     */
     RedisZoneStore(RateLimitZoneConfig zone, ZoneShape shape, StatefulRedisConnection<byte[], byte[]> connection,
-            TimeMeter clock) {
+            TimeMeter clock, Executor maintenance) {
         this.name = zone.name();
         this.prefix = ("portico:rate-limit:" + zone.name() + ":").getBytes(StandardCharsets.UTF_8);
         BucketConfiguration config = BucketConfiguration.builder()
@@ -67,6 +83,11 @@ final class RedisZoneStore implements SharedZoneStore {
                         ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(1)))
                 .build()
                 .asAsync();
+        this.proxies = Caffeine.newBuilder()
+                .maximumSize(zone.maxClients())
+                .expireAfterAccess(Duration.ofNanos(shape.forgetAfterNanos()))
+                .executor(maintenance)
+                .build();
         this.maxWaitNanos = shape.toleranceNanos() - shape.immediateNanos();
         this.failOpen = zone.store().failOpen();
     }
@@ -117,11 +138,15 @@ final class RedisZoneStore implements SharedZoneStore {
     }
 
     private AsyncBucketProxy bucket(ClientKey key) {
+        return proxies.get(key, this::newProxy);
+    }
+
+    private AsyncBucketProxy newProxy(ClientKey key) {
         byte[] text = key.toString().getBytes(StandardCharsets.UTF_8);
         byte[] redisKey = new byte[prefix.length + text.length];
         System.arraycopy(prefix, 0, redisKey, 0, prefix.length);
         System.arraycopy(text, 0, redisKey, prefix.length, text.length);
-        return buckets.builder().build(redisKey, configuration);
+        return buckets.builder().withOptimization(Optimizations.batching()).build(redisKey, configuration);
     }
 
     private Answer failed(Throwable failure) {

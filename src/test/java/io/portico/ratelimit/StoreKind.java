@@ -48,7 +48,8 @@ enum StoreKind {
                     return true; // it stands for the wall clock, which Bucket4j requires of a shared bucket
                 }
             };
-            return new Waited(new RedisZoneStore(shared, ZoneShape.of(shared), connections().connection(shared), time));
+            return new Waited(new RedisZoneStore(shared, ZoneShape.of(shared), connections().connection(shared), time,
+                    maintenance));
         }
     };
 
