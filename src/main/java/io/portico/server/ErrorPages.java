@@ -39,6 +39,10 @@ public final class ErrorPages {
     private ErrorPages() {}
 
     /**
+     * An error response to be written above {@link KeepAliveHandler}, which gives every response it passes its
+     * {@code Server} and {@code Date} (set here too, they were set twice, and the date's clock read was 1 % of a
+     * rejection flood's loop).
+     *
      * @param accept the request's Accept header, or null when there was no parsable request
      * @param close whether the connection is closed after this response
      */
@@ -57,17 +61,22 @@ public final class ErrorPages {
         }
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, page.body().duplicate(),
                 ResponseHeaders.HEADERS, ResponseHeaders.NO_TRAILERS);
-        HttpHeaders h = response.headers();
-        h.set(HttpHeaderNames.SERVER, SERVER);
-        h.set(HttpHeaderNames.DATE, HttpDates.now());
-        h.set(HttpHeaderNames.CONTENT_TYPE, html ? HTML : PLAIN);
-        h.set(HttpHeaderNames.CONTENT_LENGTH, page.length());
+        HttpHeaders h = response.headers(); // new and empty: add, not set (which looks each name up first)
+        h.add(HttpHeaderNames.CONTENT_TYPE, html ? HTML : PLAIN);
+        h.add(HttpHeaderNames.CONTENT_LENGTH, page.length());
         if (extra != null) {
             h.add(extra);
         }
         if (close) {
             h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
+        return response;
+    }
+
+    /** An error response written below {@link KeepAliveHandler} (bad framing), which closes the connection. */
+    static FullHttpResponse buildBelowKeepAlive(HttpResponseStatus status) {
+        FullHttpResponse response = build(status, null, null, true);
+        response.headers().add(HttpHeaderNames.SERVER, SERVER).add(HttpHeaderNames.DATE, HttpDates.now());
         return response;
     }
 

@@ -183,6 +183,6 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
     private static void reject(ChannelHandlerContext ctx, HttpResponseStatus status) {
         // Answer below routing, then close: the client reads its error, and nothing after it is parsed.
         ctx.channel().config().setAutoRead(false);
-        ctx.writeAndFlush(ErrorPages.build(status, null, null, true)).addListener(ChannelFutureListener.CLOSE);
+        ctx.writeAndFlush(ErrorPages.buildBelowKeepAlive(status)).addListener(ChannelFutureListener.CLOSE);
     }
 }
