@@ -21,8 +21,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Applies a location's rate-limit and limit-conn zones to each request of one client channel: forwards it,
  * holds it (head and body) on the event loop's timer while it is delayed, or answers the zone's status and
- * drains its body. A location with a shared zone holds the request the same way while the zone's store decides. The end of an exchange (a {@code LastHttpContent} written, or the channel closing) gives back
- * its limit-conn slots. One instance per channel; every method runs on the channel's event loop.
+ * drains its body. A location with a shared zone holds the request the same way while the zone's store decides.
+ * The end of an exchange (a {@code LastHttpContent} written, or the channel closing) gives back its limit-conn
+ * slots. One instance per channel; every method runs on the channel's event loop.
  */
 final class RateLimitHandler extends ChannelDuplexHandler {
     private static final SlotMemo[] NO_MEMOS = {};
