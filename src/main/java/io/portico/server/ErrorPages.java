@@ -40,8 +40,8 @@ public final class ErrorPages {
 
     /**
      * An error response to be written above {@link KeepAliveHandler}, which gives every response it passes its
-     * {@code Server} and {@code Date} (set here too, they were set twice, and the date's clock read was 1 % of a
-     * rejection flood's loop).
+     * {@code Server} and {@code Date}. (Setting them here as well set them twice per error, and the second clock
+     * read alone was about 1 % of a rejection flood's loop.)
      *
      * @param accept the request's Accept header, or null when there was no parsable request
      * @param close whether the connection is closed after this response
