@@ -52,7 +52,8 @@ final class RedisServer {
             int port = freePort();
             try {
                 Process process = new ProcessBuilder("redis-server", "--port", Integer.toString(port),
-                        "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning")
+                        "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning",
+                        "--enable-debug-command", "local")
                         .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
                 RedisServer server = new RedisServer(process, port);
                 if (server.awaitPong()) {
@@ -72,6 +73,15 @@ final class RedisServer {
 
     int port() {
         return port;
+    }
+
+    /** Makes the server unresponsive for {@code seconds} (DEBUG SLEEP), without waiting for it to wake up. */
+    void freeze(int seconds) throws IOException {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            s.getOutputStream().write(("DEBUG SLEEP " + seconds + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().flush();
+        }
     }
 
     void stop() {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.portico.server.ListenException;
 import io.portico.server.PorticoServer;
+import io.portico.testing.RawHttp;
 import io.portico.testing.RefusedPort;
 import io.portico.testing.TestServers;
 import java.net.URI;
@@ -96,6 +97,41 @@ class SharedZoneTest {
         assertThat(statuses).containsExactlyInAnyOrder(204, 204, 204, 429);
         assertThat(TimeUnit.NANOSECONDS.toMillis(slowestAdmitted)).as("the second excess request waited 200 ms")
                 .isGreaterThanOrEqualTo(190);
+    }
+
+    @Test
+    void bodiesAndPipelinedRequestsWaitInOrderWhileRedisDecides() throws Exception {
+        int port = start(config(RedisServer.shared().uri(), "rate = 1r/m, burst = 1, nodelay = true", ""));
+        String body = "x".repeat(10_000);
+        String post = "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
+        String get = "GET / HTTP/1.1\r\nHost: t\r\n\r\n";
+        try (RawHttp raw = new RawHttp(port)) {
+            raw.send(post + get + post + get); // one write: each waits behind the one before
+            List<Integer> statuses = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                statuses.add(raw.read().status());
+            }
+            assertThat(statuses).as("two tokens; the rejected POST's body is drained, not read as a request")
+                    .containsExactly(204, 204, 429, 429);
+            raw.send(get);
+            assertThat(raw.read().status()).as("the connection is still in step").isEqualTo(429);
+        }
+    }
+
+    @Test
+    void aSlowStoreIsDecidedAtTheTimeoutAndAClientThatLeftLosesNothing() throws Exception {
+        ownRedis = RedisServer.start();
+        int port = start(config(ownRedis.uri(), "rate = 1r/m, burst = 5, nodelay = true, store-timeout = 200ms", ""));
+        assertThat(get(port, "/").statusCode()).isEqualTo(204);
+        ownRedis.freeze(2);
+        try (RawHttp leaving = new RawHttp(port)) { // held while Redis sleeps, gone before it answers
+            leaving.send("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello");
+        }
+        long start = System.nanoTime();
+        assertThat(get(port, "/").statusCode()).as("on-store-failure = allow, after store-timeout").isEqualTo(204);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(150L, 1_500L);
+        assertThat(get(port, "/metrics").body()).containsPattern(
+                "portico_rate_limit_store_failures_total\\{zone=\"z\\d+\"\\} [1-9]");
     }
 
     @Test
