@@ -82,13 +82,10 @@ final class RateLimitReader {
     private static RateLimitZoneConfig.Store readStore(Node n) {
         String text = n.string("store").trim();
         Duration timeout = n.duration("store-timeout", Duration.ofMillis(1));
-        String failure = n.string("on-store-failure").trim().toLowerCase(java.util.Locale.ROOT);
-        if (!failure.equals("allow") && !failure.equals("reject")) {
-            n.problem("on-store-failure", "'" + failure + "' (expected: allow or reject)");
-        }
-        boolean failOpen = !failure.equals("reject");
+        RateLimitZoneConfig.Failure onFailure =
+                n.enumValue("on-store-failure", RateLimitZoneConfig.Failure.class, RateLimitZoneConfig.Failure.LOCAL);
         if (text.equals("local")) {
-            return new RateLimitZoneConfig.Store(null, timeout, failOpen);
+            return new RateLimitZoneConfig.Store(null, timeout, onFailure);
         }
         URI uri = null;
         try {
@@ -99,9 +96,9 @@ final class RateLimitReader {
         if (uri == null || !("redis".equals(uri.getScheme()) || "rediss".equals(uri.getScheme()))
                 || uri.getHost() == null) {
             n.problem("store", "'" + text + "' (expected: local, or redis://HOST:PORT or rediss://HOST:PORT)");
-            return new RateLimitZoneConfig.Store(null, timeout, failOpen);
+            return new RateLimitZoneConfig.Store(null, timeout, onFailure);
         }
-        return new RateLimitZoneConfig.Store(uri, timeout, failOpen);
+        return new RateLimitZoneConfig.Store(uri, timeout, onFailure);
     }
 
     /** on-reject | always | off; true and false, the older form, mean on-reject and off. */

@@ -41,15 +41,36 @@ public record RateLimitZoneConfig(
      * share, so that a client's requests through any of them draw on one bucket.
      *
      * @param redis {@code redis://} or {@code rediss://} URI; null for a local zone
-     * @param timeout how long a decision may take before {@code failOpen} decides instead (unused when local)
-     * @param failOpen when Redis cannot decide in time: serve the request (true) or reject it (false)
+     * @param timeout how long a decision may take before {@code onFailure} decides instead (unused when local)
+     * @param onFailure what decides when Redis cannot, in time
      */
-    public record Store(URI redis, Duration timeout, boolean failOpen) {
+    public record Store(URI redis, Duration timeout, Failure onFailure) {
         /** A local zone with the reference defaults. */
-        public static final Store LOCAL = new Store(null, Duration.ofMillis(100), true);
+        public static final Store LOCAL = new Store(null, Duration.ofMillis(100), Failure.LOCAL);
 
         public boolean shared() {
             return redis != null;
+        }
+    }
+
+    /** {@code on-store-failure}: what decides a request when the zone's Redis store cannot. */
+    public enum Failure {
+        /** This instance's own bucket for the key (the zone's arithmetic, not shared): limits stay per instance. */
+        LOCAL("local"),
+        /** Serve the request. */
+        ALLOW("allow"),
+        /** Answer the zone's status. */
+        REJECT("reject");
+
+        private final String text;
+
+        Failure(String text) {
+            this.text = text;
+        }
+
+        /** As written in configuration. */
+        public String text() {
+            return text;
         }
     }
 

@@ -133,7 +133,8 @@ final class LocationLimits {
             }
             RateZone before = rate[j];
             if (before.shared != null) {
-                before.shared.giveBack(keys[j]);
+                before.shared.giveBack(keys[j],
+                        new SharedZoneStore.Answer(verdicts[j], storeFailed != null && storeFailed[j]));
             } else if (memos == null) {
                 before.store.giveBack(keys[j], now);
             } else {

@@ -37,11 +37,15 @@ public final class RateLimits implements AutoCloseable {
             for (RateLimitZoneConfig zone : orEmpty(config.rateLimits()).values()) {
                 ZoneShape shape = ZoneShape.of(zone);
                 int index = rateZones.size();
-                rateZones.put(zone.name(), zone.store().shared()
-                        ? new RateZone(index, zone,
-                                new RedisZoneStore(zone, shape, redis.connection(zone), sharedClock, maintenance))
-                        : new RateZone(index, zone,
-                                new CompactZoneStore(shape, zone.maxClients(), clock, maintenance, sweeper)));
+                if (!zone.store().shared()) {
+                    rateZones.put(zone.name(), new RateZone(index, zone,
+                            new CompactZoneStore(shape, zone.maxClients(), clock, maintenance, sweeper)));
+                    continue;
+                }
+                ZoneStore fallback = zone.store().onFailure() == RateLimitZoneConfig.Failure.LOCAL
+                        ? new CompactZoneStore(shape, zone.maxClients(), clock, maintenance, sweeper) : null;
+                rateZones.put(zone.name(), new RateZone(index, zone, new RedisZoneStore(zone, shape,
+                        redis.connection(zone), sharedClock, maintenance, fallback, clock)));
             }
         } catch (RuntimeException e) {
             redis.close();

@@ -51,12 +51,16 @@ final class RedisZoneStore implements SharedZoneStore {
     /** Each recent client's bucket proxy, which batches that client's concurrent requests (see the constructor). */
     private final Cache<ClientKey, AsyncBucketProxy> proxies;
     private final long maxWaitNanos;
-    private final boolean failOpen;
+    private final RateLimitZoneConfig.Failure onFailure;
+    /** This instance's own buckets, which decide while Redis cannot ({@code on-store-failure = local}); else null. */
+    private final ZoneStore fallback;
+    private final NanoClock fallbackClock;
     private final LongAdder failures = new LongAdder();
     private final AtomicLong lastFailureLog = new AtomicLong(System.nanoTime() - FAILURE_LOG_INTERVAL);
 
     /**
-     * {@code clock}: the instances' shared time; tests give a manual one (see {@link RateLimits}).
+     * {@code clock}: the instances' shared time; tests give a manual one (see {@link RateLimits}). {@code fallback}
+     * (read on {@code fallbackClock}) decides when Redis cannot and the zone says {@code on-store-failure = local}.
      *
      * <p>A client's requests go through one bucket proxy per instance, with Bucket4j's batching: while a command for
      * the key is in flight, the requests that arrive meanwhile are sent as one command after it, instead of each
@@ -67,7 +71,7 @@ final class RedisZoneStore implements SharedZoneStore {
      * loses nothing (the state is in Redis).
      */
     RedisZoneStore(RateLimitZoneConfig zone, ZoneShape shape, StatefulRedisConnection<byte[], byte[]> connection,
-            TimeMeter clock, Executor maintenance) {
+            TimeMeter clock, Executor maintenance, ZoneStore fallback, NanoClock fallbackClock) {
         this.name = zone.name();
         this.prefix = ("portico:rate-limit:" + zone.name() + ":").getBytes(StandardCharsets.UTF_8);
         BucketConfiguration config = BucketConfiguration.builder()
@@ -89,7 +93,9 @@ final class RedisZoneStore implements SharedZoneStore {
                 .executor(maintenance)
                 .build();
         this.maxWaitNanos = shape.toleranceNanos() - shape.immediateNanos();
-        this.failOpen = zone.store().failOpen();
+        this.onFailure = zone.store().onFailure();
+        this.fallback = fallback;
+        this.fallbackClock = fallbackClock;
     }
 
     @Override
@@ -100,9 +106,9 @@ final class RedisZoneStore implements SharedZoneStore {
             bucket = bucket(key);
             verdict = maxWaitNanos == 0 ? takeNow(bucket) : takeOrReserve(bucket);
         } catch (RuntimeException e) { // the client refused the command before sending it
-            return CompletableFuture.completedFuture(failed(e));
+            return CompletableFuture.completedFuture(failed(key, e));
         }
-        return verdict.handle((v, failure) -> failure == null ? new Answer(v, false) : failed(failure));
+        return verdict.handle((v, failure) -> failure == null ? new Answer(v, false) : failed(key, failure));
     }
 
     private static CompletableFuture<Long> takeNow(AsyncBucketProxy bucket) {
@@ -120,7 +126,13 @@ final class RedisZoneStore implements SharedZoneStore {
     }
 
     @Override
-    public void giveBack(ClientKey key) {
+    public void giveBack(ClientKey key, Answer answer) {
+        if (answer.storeFailed()) {
+            if (fallback != null) {
+                fallback.giveBack(key, fallbackClock.nanoTime());
+            }
+            return;
+        }
         try {
             bucket(key).addTokens(1).whenComplete((v, failure) -> {
                 if (failure != null) {
@@ -149,10 +161,15 @@ final class RedisZoneStore implements SharedZoneStore {
         return buckets.builder().withOptimization(Optimizations.batching()).build(redisKey, configuration);
     }
 
-    private Answer failed(Throwable failure) {
+    private Answer failed(ClientKey key, Throwable failure) {
         failures.increment();
         logFailure(failure);
-        return new Answer(failOpen ? 0 : -FAILED_RETRY, true);
+        long verdict = switch (onFailure) {
+            case LOCAL -> fallback.take(key, fallbackClock.nanoTime());
+            case ALLOW -> 0;
+            case REJECT -> -FAILED_RETRY;
+        };
+        return new Answer(verdict, true);
     }
 
     /** At most one line per 10 s: a Redis that is down fails every request. */
@@ -162,8 +179,7 @@ final class RedisZoneStore implements SharedZoneStore {
         if (now - last >= FAILURE_LOG_INTERVAL && lastFailureLog.compareAndSet(last, now)) {
             Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
             log.warn("rate-limit zone {}: the Redis store did not decide ({}); on-store-failure = {} decides"
-                    + " ({} such decisions so far)", name, cause.toString(), failOpen ? "allow" : "reject",
-                    failures.sum());
+                    + " ({} such decisions so far)", name, cause.toString(), onFailure.text(), failures.sum());
         }
     }
 

@@ -19,13 +19,13 @@ interface SharedZoneStore {
     /**
      * Admits and charges one request of {@code key}, or rejects it without charging. Never completes
      * exceptionally: when the store cannot decide within the zone's {@code store-timeout}, the zone's
-     * {@code on-store-failure} decides (admit, or reject with a retry of one second) and {@link #failures()}
-     * counts it.
+     * {@code on-store-failure} decides (this instance's own bucket for the key, admit, or reject with a retry of
+     * one second) and {@link #failures()} counts it.
      */
     CompletableFuture<Answer> take(ClientKey key);
 
-    /** Undoes a {@link #take} that admitted {@code key}; does not wait for the store's answer. */
-    void giveBack(ClientKey key);
+    /** Undoes a {@link #take} that admitted {@code key} with {@code answer}; does not wait for the store. */
+    void giveBack(ClientKey key, Answer answer);
 
     /** Decisions the store could not make in time, which {@code on-store-failure} made instead. */
     long failures();

@@ -27,7 +27,11 @@ final class ZoneDescription {
         if (zone.store().shared()) {
             line.append("; shared in Redis at ").append(RedisConnections.redacted(zone.store().redis()))
                     .append(" (decided within ").append(duration(zone.store().timeout().toNanos()))
-                    .append(", else ").append(zone.store().failOpen() ? "allowed" : "rejected").append(')');
+                    .append(", else ").append(switch (zone.store().onFailure()) {
+                        case LOCAL -> "limited by this instance alone";
+                        case ALLOW -> "allowed";
+                        case REJECT -> "rejected";
+                    }).append(')');
         } else {
             long mib = Math.max(1, (zone.maxClients() * CompactZoneStore.BYTES_PER_CLIENT + MIB / 2) / MIB);
             line.append(String.format(Locale.US, "; at most %,d clients, about %,d MiB", zone.maxClients(), mib));

@@ -137,7 +137,8 @@ class SharedZoneTest {
     @Test
     void anOutageFailsOpenWithinTheTimeoutAndIsCounted() throws Exception {
         ownRedis = RedisServer.start();
-        int port = start(config(ownRedis.uri(), "rate = 1r/m, burst = 0, nodelay = true, store-timeout = 300ms", ""));
+        int port = start(config(ownRedis.uri(),
+                "rate = 1r/m, burst = 0, nodelay = true, store-timeout = 300ms, on-store-failure = allow", ""));
         assertThat(get(port, "/").statusCode()).isEqualTo(204);
         assertThat(get(port, "/").statusCode()).as("the bucket is empty").isEqualTo(429);
         ownRedis.stop();
@@ -148,6 +149,22 @@ class SharedZoneTest {
         }
         assertThat(get(port, "/metrics").body()).containsPattern(
                 "portico_rate_limit_store_failures_total\\{zone=\"z\\d+\"\\} 3\\b");
+    }
+
+    @Test
+    void anOutageIsLimitedByEachInstanceAloneByDefault() throws Exception {
+        ownRedis = RedisServer.start();
+        int port = start(config(ownRedis.uri(), "rate = 1r/m, burst = 2, nodelay = true, store-timeout = 300ms", ""));
+        assertThat(get(port, "/").statusCode()).isEqualTo(204);
+        ownRedis.stop();
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            statuses.add(get(port, "/").statusCode());
+        }
+        assertThat(statuses).as("this instance's own bucket of 3, fresh: Redis's charge is not known here")
+                .containsExactly(204, 204, 204, 429, 429);
+        assertThat(get(port, "/metrics").body()).containsPattern(
+                "portico_rate_limit_store_failures_total\\{zone=\"z\\d+\"\\} 5\\b");
     }
 
     @Test

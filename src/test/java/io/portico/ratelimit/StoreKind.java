@@ -49,7 +49,7 @@ enum StoreKind {
                 }
             };
             return new Waited(new RedisZoneStore(shared, ZoneShape.of(shared), connections().connection(shared), time,
-                    maintenance));
+                    maintenance, null, clock));
         }
     };
 
@@ -86,7 +86,7 @@ enum StoreKind {
 
         @Override
         public void giveBack(ClientKey key, long nowNanos) {
-            store.giveBack(key);
+            store.giveBack(key, new SharedZoneStore.Answer(0, false));
         }
 
         @Override

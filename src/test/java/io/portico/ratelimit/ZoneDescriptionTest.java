@@ -42,7 +42,7 @@ class ZoneDescriptionTest {
         RateLimitZoneConfig shared = new RateLimitZoneConfig(z.name(), z.key(), z.requests(), z.per(), z.burst(),
                 z.nodelay(), z.delay(), z.status(), z.maxClients(), z.dryRun(), z.ipv6Prefix(), z.headers(),
                 new RateLimitZoneConfig.Store(java.net.URI.create("redis://:secret@cache:6379/2"),
-                        java.time.Duration.ofMillis(50), false));
+                        java.time.Duration.ofMillis(50), RateLimitZoneConfig.Failure.REJECT));
         assertThat(ZoneDescription.of(shared)).isEqualTo("allips: 21 requests at once, then 1 every 20 ms;"
                 + " a client is forgotten after 420 ms idle; shared in Redis at redis://cache:6379/2"
                 + " (decided within 50 ms, else rejected)");

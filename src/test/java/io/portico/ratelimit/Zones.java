@@ -49,7 +49,8 @@ final class Zones {
     static RateLimitZoneConfig shared(RateLimitZoneConfig z, String name, String uri) {
         return new RateLimitZoneConfig(name, z.key(), z.requests(), z.per(), z.burst(), z.nodelay(), z.delay(),
                 z.status(), z.maxClients(), z.dryRun(), z.ipv6Prefix(), z.headers(),
-                new RateLimitZoneConfig.Store(java.net.URI.create(uri), Duration.ofSeconds(2), true));
+                new RateLimitZoneConfig.Store(java.net.URI.create(uri), Duration.ofSeconds(2),
+                        RateLimitZoneConfig.Failure.ALLOW));
     }
 
     static final Duration SECOND = Duration.ofSeconds(1);
