@@ -22,6 +22,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
@@ -43,6 +44,9 @@ final class RedisZoneStore implements SharedZoneStore {
     private static final Logger log = LoggerFactory.getLogger(RedisZoneStore.class);
     private static final long FAILURE_LOG_INTERVAL = TimeUnit.SECONDS.toNanos(10);
     private static final long FAILED_RETRY = TimeUnit.SECONDS.toNanos(1);
+    /** Failures in a row after which Redis is not asked for {@link #PAUSE_NANOS} (see {@link #take}). */
+    private static final int FAILURES_TO_PAUSE = 3;
+    private static final long PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final String name;
     private final byte[] prefix;
@@ -56,6 +60,9 @@ final class RedisZoneStore implements SharedZoneStore {
     private final ZoneStore fallback;
     private final NanoClock fallbackClock;
     private final LongAdder failures = new LongAdder();
+    private final AtomicInteger failuresInARow = new AtomicInteger();
+    /** {@code System.nanoTime()} until which Redis is not asked; a past time when it is. */
+    private volatile long pausedUntil = System.nanoTime();
     private final AtomicLong lastFailureLog = new AtomicLong(System.nanoTime() - FAILURE_LOG_INTERVAL);
 
     /**
@@ -98,8 +105,18 @@ final class RedisZoneStore implements SharedZoneStore {
         this.fallbackClock = fallbackClock;
     }
 
+    /**
+     * After {@value #FAILURES_TO_PAUSE} failures in a row Redis is not asked for a second, and on-store-failure
+     * decides at once: a Redis that hangs (a partition drops packets, a slow command blocks it) would otherwise
+     * cost every request the whole store-timeout. A disconnected Redis fails at once anyway. After the pause the
+     * next requests ask again, and one success ends the count.
+     */
     @Override
     public CompletableFuture<Answer> take(ClientKey key) {
+        if (System.nanoTime() - pausedUntil < 0) {
+            failures.increment();
+            return CompletableFuture.completedFuture(new Answer(decideWithout(key), true));
+        }
         AsyncBucketProxy bucket;
         CompletableFuture<Long> verdict;
         try {
@@ -108,7 +125,13 @@ final class RedisZoneStore implements SharedZoneStore {
         } catch (RuntimeException e) { // the client refused the command before sending it
             return CompletableFuture.completedFuture(failed(key, e));
         }
-        return verdict.handle((v, failure) -> failure == null ? new Answer(v, false) : failed(key, failure));
+        return verdict.handle((v, failure) -> {
+            if (failure != null) {
+                return failed(key, failure);
+            }
+            failuresInARow.set(0);
+            return new Answer(v, false);
+        });
     }
 
     private static CompletableFuture<Long> takeNow(AsyncBucketProxy bucket) {
@@ -164,12 +187,20 @@ final class RedisZoneStore implements SharedZoneStore {
     private Answer failed(ClientKey key, Throwable failure) {
         failures.increment();
         logFailure(failure);
-        long verdict = switch (onFailure) {
+        if (failuresInARow.incrementAndGet() >= FAILURES_TO_PAUSE) {
+            failuresInARow.set(0);
+            pausedUntil = System.nanoTime() + PAUSE_NANOS;
+        }
+        return new Answer(decideWithout(key), true);
+    }
+
+    /** The verdict of on-store-failure. */
+    private long decideWithout(ClientKey key) {
+        return switch (onFailure) {
             case LOCAL -> fallback.take(key, fallbackClock.nanoTime());
             case ALLOW -> 0;
             case REJECT -> -FAILED_RETRY;
         };
-        return new Answer(verdict, true);
     }
 
     /** At most one line per 10 s: a Redis that is down fails every request. */

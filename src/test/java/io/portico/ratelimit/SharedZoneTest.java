@@ -135,6 +135,35 @@ class SharedZoneTest {
     }
 
     @Test
+    void aRedisThatHangsIsNotAskedAgainForASecondAfterThreeTimeouts() throws Exception {
+        ownRedis = RedisServer.start();
+        int port = start(config(ownRedis.uri(), "rate = 1r/m, burst = 50, nodelay = true, store-timeout = 200ms", ""));
+        assertThat(get(port, "/").statusCode()).isEqualTo(204);
+        ownRedis.freeze(2);
+        List<Long> millis = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            long start = System.nanoTime();
+            assertThat(get(port, "/").statusCode()).isEqualTo(204);
+            millis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        }
+        assertThat(millis.subList(0, 3)).as("each waits for store-timeout").allMatch(ms -> ms >= 150);
+        assertThat(millis.subList(3, 6)).as("decided at once while Redis is paused").allMatch(ms -> ms < 100);
+        Thread.sleep(2_500); // Redis awake, the pause over
+        String before = failuresOf(get(port, "/metrics").body());
+        for (int i = 0; i < 3; i++) {
+            assertThat(get(port, "/").statusCode()).isEqualTo(204);
+        }
+        assertThat(failuresOf(get(port, "/metrics").body())).as("Redis decides again").isEqualTo(before);
+    }
+
+    private static String failuresOf(String metrics) {
+        java.util.regex.Matcher m = java.util.regex.Pattern
+                .compile("portico_rate_limit_store_failures_total\\{zone=\"z\\d+\"\\} (\\d+)").matcher(metrics);
+        assertThat(m.find()).isTrue();
+        return m.group(1);
+    }
+
+    @Test
     void anOutageFailsOpenWithinTheTimeoutAndIsCounted() throws Exception {
         ownRedis = RedisServer.start();
         int port = start(config(ownRedis.uri(),
