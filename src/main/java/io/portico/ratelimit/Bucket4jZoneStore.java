@@ -44,17 +44,7 @@ final class Bucket4jZoneStore implements ZoneStore {
     Bucket4jZoneStore(RateLimitZoneConfig zone, ZoneShape shape, NanoClock clock, Executor maintenance) {
         long capacity = shape.servedAtOnce();
         this.limit = Bandwidth.builder().capacity(capacity).refillGreedy(zone.requests(), zone.per()).build();
-        this.time = new TimeMeter() {
-            @Override
-            public long currentTimeNanos() {
-                return clock.nanoTime();
-            }
-
-            @Override
-            public boolean isWallClockBased() {
-                return false;
-            }
-        };
+        this.time = clock.asTimeMeter(false);
         this.maxWaitNanos = shape.toleranceNanos() - shape.immediateNanos();
         this.intervalNanos = shape.intervalNanos();
         this.buckets = Caffeine.newBuilder()

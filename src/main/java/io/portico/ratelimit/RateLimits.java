@@ -73,18 +73,7 @@ public final class RateLimits implements AutoCloseable {
      * eviction are deterministic.
      */
     static RateLimits create(PorticoConfig config, NanoClock clock) {
-        TimeMeter manual = new TimeMeter() {
-            @Override
-            public long currentTimeNanos() {
-                return clock.nanoTime();
-            }
-
-            @Override
-            public boolean isWallClockBased() {
-                return true; // it stands for the wall clock, which Bucket4j requires of a shared bucket
-            }
-        };
-        return new RateLimits(config, clock, manual, Runnable::run, Scheduler.disabledScheduler());
+        return new RateLimits(config, clock, clock.asTimeMeter(true), Runnable::run, Scheduler.disabledScheduler());
     }
 
     /**

@@ -37,17 +37,7 @@ enum StoreKind {
         ZoneStore create(RateLimitZoneConfig zone, NanoClock clock, Executor maintenance) {
             RateLimitZoneConfig shared =
                     Zones.shared(zone, zone.name() + "-" + STORES.incrementAndGet(), RedisServer.shared().uri());
-            TimeMeter time = new TimeMeter() {
-                @Override
-                public long currentTimeNanos() {
-                    return clock.nanoTime();
-                }
-
-                @Override
-                public boolean isWallClockBased() {
-                    return true; // it stands for the wall clock, which Bucket4j requires of a shared bucket
-                }
-            };
+            TimeMeter time = clock.asTimeMeter(true);
             return new Waited(new RedisZoneStore(shared, ZoneShape.of(shared), connections().connection(shared), time,
                     maintenance, null, clock));
         }
