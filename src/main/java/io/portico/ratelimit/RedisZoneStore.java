@@ -80,7 +80,7 @@ final class RedisZoneStore implements SharedZoneStore {
     RedisZoneStore(RateLimitZoneConfig zone, ZoneShape shape, StatefulRedisConnection<byte[], byte[]> connection,
             TimeMeter clock, Executor maintenance, ZoneStore fallback, NanoClock fallbackClock) {
         this.name = zone.name();
-        this.prefix = ("portico:rate-limit:" + zone.name() + ":").getBytes(StandardCharsets.UTF_8);
+        this.prefix = keyPrefix(zone, shape).getBytes(StandardCharsets.UTF_8);
         BucketConfiguration config = BucketConfiguration.builder()
                 .addLimit(Bandwidth.builder().capacity(shape.servedAtOnce())
                         .refillGreedy(zone.requests(), zone.per()).build())
@@ -146,6 +146,19 @@ final class RedisZoneStore implements SharedZoneStore {
                 ? CompletableFuture.completedFuture(wait.nanos)
                 : bucket.estimateAbilityToConsume(1)
                         .thenApply(p -> -Math.max(1, p.getNanosToWaitForRefill() - maxWaitNanos)));
+    }
+
+    /**
+     * {@code portico:rate-limit:ZONE:RATE:CAPACITY:WAIT:}, then the client. Bucket4j keeps a bucket's configuration
+     * with its state in Redis and goes on using it: with the zone's name alone, a rate changed in the configuration
+     * would not apply to a client that stayed busy (its key never expires) until the old state was dropped by hand.
+     * With the arithmetic in the key, changed settings start fresh buckets (full), instances still on the old ones
+     * during a rolling restart keep theirs, and the old keys expire.
+     */
+    static String keyPrefix(RateLimitZoneConfig zone, ZoneShape shape) {
+        return "portico:rate-limit:" + zone.name() + ":" + zone.requests() + "r" + zone.per().toSeconds() + "s:"
+                + shape.servedAtOnce() + ":" + TimeUnit.NANOSECONDS.toMillis(shape.toleranceNanos()
+                - shape.immediateNanos()) + "ms:";
     }
 
     @Override

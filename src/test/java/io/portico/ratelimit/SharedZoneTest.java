@@ -78,6 +78,24 @@ class SharedZoneTest {
     }
 
     @Test
+    void changedSettingsStartFreshBucketsInsteadOfKeepingTheOldOnes() throws Exception {
+        String name = "z" + ZONES.incrementAndGet();
+        String uri = RedisServer.shared().uri();
+        String zone = "rate-limits { " + name + " { rate = 1r/m, burst = %d, nodelay = true, store = \"" + uri
+                + "\" } }\nlocations = [ { path = \"/\", return = 204, rate-limit = " + name + " } ]";
+        int before = start(String.format(zone, 1));
+        assertThat(List.of(get(before, "/").statusCode(), get(before, "/").statusCode(), get(before, "/").statusCode()))
+                .containsExactly(204, 204, 429);
+        int after = start(String.format(zone, 3)); // the same zone, restarted with a larger burst
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            statuses.add(get(after, "/").statusCode());
+        }
+        assertThat(statuses).as("a bucket of 4 for the new settings").containsExactly(204, 204, 204, 204, 429);
+        assertThat(get(before, "/").statusCode()).as("the old settings keep their own bucket").isEqualTo(429);
+    }
+
+    @Test
     void delayedRequestsWaitOnTheLoopAndTheExcessIsRejected() throws Exception {
         int port = start(config(RedisServer.shared().uri(), "rate = 10r/s, burst = 2", ""));
         long start = System.nanoTime();
