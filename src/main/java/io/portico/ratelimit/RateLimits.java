@@ -8,6 +8,7 @@ import io.portico.config.LimitConnConfig;
 import io.portico.config.LocationConfig;
 import io.portico.config.PorticoConfig;
 import io.portico.config.RateLimitZoneConfig;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -45,7 +46,8 @@ public final class RateLimits implements AutoCloseable {
                 ZoneStore fallback = zone.store().onFailure() == RateLimitZoneConfig.Failure.LOCAL
                         ? new CompactZoneStore(shape, zone.maxClients(), clock, maintenance, sweeper) : null;
                 rateZones.put(zone.name(), new RateZone(index, zone, new RedisZoneStore(zone, shape,
-                        redis.connection(zone), sharedClock, maintenance, fallback, clock)));
+                        redis.connection(zone, longestStoreTimeout(config, zone.store().redis())), sharedClock,
+                        maintenance, fallback, clock)));
             }
         } catch (RuntimeException e) {
             redis.close();
@@ -92,6 +94,14 @@ public final class RateLimits implements AutoCloseable {
             return true;
         }
     };
+
+    private static Duration longestStoreTimeout(PorticoConfig config, java.net.URI store) {
+        return orEmpty(config.rateLimits()).values().stream()
+                .filter(z -> store.equals(z.store().redis()))
+                .map(z -> z.store().timeout())
+                .max(Duration::compareTo)
+                .orElseThrow();
+    }
 
     /** Closes the connections of shared zones. */
     @Override

@@ -28,8 +28,11 @@ final class RedisConnections implements AutoCloseable {
     private final Map<URI, RedisClient> clients = new LinkedHashMap<>();
     private ClientResources resources;
 
-    /** The connection for {@code zone}'s store, opened on first use. */
-    StatefulRedisConnection<byte[], byte[]> connection(RateLimitZoneConfig zone) {
+    /**
+     * The connection for {@code zone}'s store, opened on first use. {@code commandTimeout}: Lettuce's own bound on
+     * a command, the longest {@code store-timeout} of the zones on this store (each zone's is kept by Bucket4j).
+     */
+    StatefulRedisConnection<byte[], byte[]> connection(RateLimitZoneConfig zone, Duration commandTimeout) {
         URI uri = zone.store().redis();
         StatefulRedisConnection<byte[], byte[]> connection = connections.get(uri);
         if (connection != null) {
@@ -39,12 +42,11 @@ final class RedisConnections implements AutoCloseable {
             resources = DefaultClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(1).build();
         }
         RedisURI redisUri = RedisURI.create(uri);
-        Duration timeout = zone.store().timeout();
-        redisUri.setTimeout(timeout);
+        redisUri.setTimeout(commandTimeout);
         RedisClient client = RedisClient.create(resources, redisUri);
         client.setOptions(ClientOptions.builder()
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .timeoutOptions(TimeoutOptions.enabled(timeout))
+                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
                 .build());
         try {
             connection = client.connect(ByteArrayCodec.INSTANCE);

@@ -153,6 +153,34 @@ class SharedZoneTest {
     }
 
     @Test
+    void eachZoneOnAStoreKeepsItsOwnTimeout() throws Exception {
+        ownRedis = RedisServer.start();
+        String quick = "z" + ZONES.incrementAndGet();
+        String patient = "z" + ZONES.incrementAndGet();
+        String store = "store = \"" + ownRedis.uri() + "\"";
+        int port = start("rate-limits {\n"
+                + quick + " { rate = 1r/m, burst = 5, nodelay = true, store-timeout = 200ms, " + store + " }\n"
+                + patient + " { rate = 1r/m, burst = 5, nodelay = true, store-timeout = 5s, " + store + " }\n}\n"
+                + "locations = [ { exact = \"/metrics\", metrics = prometheus },"
+                + " { path = \"/quick/\", return = 204, rate-limit = " + quick + " },"
+                + " { path = \"/patient/\", return = 204, rate-limit = " + patient + " } ]");
+        assertThat(get(port, "/quick/").statusCode()).isEqualTo(204);
+        assertThat(get(port, "/patient/").statusCode()).isEqualTo(204);
+        ownRedis.freeze(1);
+        long start = System.nanoTime();
+        CompletableFuture<HttpResponse<String>> waiting =
+                http.sendAsync(request(port, "/patient/"), HttpResponse.BodyHandlers.ofString());
+        assertThat(get(port, "/quick/").statusCode()).isEqualTo(204);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("its own 200 ms")
+                .isBetween(150L, 900L);
+        assertThat(waiting.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(204);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("Redis's answer, after its sleep")
+                .isGreaterThanOrEqualTo(900L);
+        assertThat(failuresOf(get(port, "/metrics").body(), patient)).as("the patient zone waited for Redis")
+                .isEqualTo("0");
+    }
+
+    @Test
     void aRedisThatHangsIsNotAskedAgainForASecondAfterThreeTimeouts() throws Exception {
         ownRedis = RedisServer.start();
         int port = start(config(ownRedis.uri(), "rate = 1r/m, burst = 50, nodelay = true, store-timeout = 200ms", ""));
@@ -167,16 +195,18 @@ class SharedZoneTest {
         assertThat(millis.subList(0, 3)).as("each waits for store-timeout").allMatch(ms -> ms >= 150);
         assertThat(millis.subList(3, 6)).as("decided at once while Redis is paused").allMatch(ms -> ms < 100);
         Thread.sleep(2_500); // Redis awake, the pause over
-        String before = failuresOf(get(port, "/metrics").body());
+        String before = failuresOf(get(port, "/metrics").body(), "z\\d+");
         for (int i = 0; i < 3; i++) {
             assertThat(get(port, "/").statusCode()).isEqualTo(204);
         }
-        assertThat(failuresOf(get(port, "/metrics").body())).as("Redis decides again").isEqualTo(before);
+        assertThat(failuresOf(get(port, "/metrics").body(), "z\\d+")).as("Redis decides again").isEqualTo(before);
     }
 
-    private static String failuresOf(String metrics) {
+    /** The store failures of the zone whose name matches {@code zone} (a regex). */
+    private static String failuresOf(String metrics, String zone) {
         java.util.regex.Matcher m = java.util.regex.Pattern
-                .compile("portico_rate_limit_store_failures_total\\{zone=\"z\\d+\"\\} (\\d+)").matcher(metrics);
+                .compile("portico_rate_limit_store_failures_total\\{zone=\"" + zone + "\"\\} (\\d+)")
+                .matcher(metrics);
         assertThat(m.find()).isTrue();
         return m.group(1);
     }
