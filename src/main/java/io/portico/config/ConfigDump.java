@@ -135,7 +135,9 @@ public final class ConfigDump {
 
     /** A store URI as printed: a password in it is a secret, and the dump is shared in bug reports. */
     private static String withoutPassword(java.net.URI uri) {
-        return uri.getUserInfo() == null ? uri.toString() : uri.toString().replace(uri.getRawUserInfo() + "@", "***@");
+        String authority = uri.getRawAuthority();
+        int at = authority == null ? -1 : authority.lastIndexOf('@');
+        return at < 0 ? uri.toString() : uri.toString().replace(authority, "***" + authority.substring(at));
     }
 
     private void location(LocationConfig l) {

@@ -78,7 +78,10 @@ final class RateLimitReader {
         return Map.copyOf(out);
     }
 
-    /** local, or a redis:// / rediss:// URI with a host (Lettuce's syntax: password, database, options). */
+    /**
+     * local, a redis:// or rediss:// URI with a host, or redis-sentinel://HOST:PORT[,HOST:PORT...]#MASTER (Lettuce's
+     * syntax: password, database, options).
+     */
     private static RateLimitZoneConfig.Store readStore(Node n) {
         String text = n.string("store").trim();
         Duration timeout = n.duration("store-timeout", Duration.ofMillis(1));
@@ -93,9 +96,15 @@ final class RateLimitReader {
         } catch (URISyntaxException e) {
             // reported below
         }
-        if (uri == null || !("redis".equals(uri.getScheme()) || "rediss".equals(uri.getScheme()))
-                || uri.getHost() == null) {
-            n.problem("store", "'" + text + "' (expected: local, or redis://HOST:PORT or rediss://HOST:PORT)");
+        boolean valid = uri != null && switch (String.valueOf(uri.getScheme())) {
+            case "redis", "rediss" -> uri.getHost() != null;
+            // several sentinels make a registry-based authority, which java.net.URI does not split into hosts
+            case "redis-sentinel" -> uri.getRawAuthority() != null && uri.getFragment() != null;
+            default -> false;
+        };
+        if (!valid) {
+            n.problem("store", "'" + text + "' (expected: local, redis://HOST:PORT, rediss://HOST:PORT or"
+                    + " redis-sentinel://HOST:PORT[,HOST:PORT...]#MASTER)");
             return new RateLimitZoneConfig.Store(null, timeout, onFailure);
         }
         return new RateLimitZoneConfig.Store(uri, timeout, onFailure);

@@ -41,7 +41,7 @@ final class RedisConnections implements AutoCloseable {
         if (resources == null) {
             resources = DefaultClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(1).build();
         }
-        RedisURI redisUri = RedisURI.create(uri);
+        RedisURI redisUri = RedisURI.create(uri.toString()); // also redis-sentinel://, several hosts in one
         redisUri.setTimeout(commandTimeout);
         RedisClient client = RedisClient.create(resources, redisUri);
         client.setOptions(ClientOptions.builder()
@@ -63,8 +63,10 @@ final class RedisConnections implements AutoCloseable {
 
     /** The URI without its password, for messages. */
     static String redacted(URI uri) {
-        return uri.getScheme() + "://" + uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort())
-                + (uri.getPath() == null ? "" : uri.getPath());
+        String authority = uri.getRawAuthority();
+        String hosts = authority.substring(authority.lastIndexOf('@') + 1);
+        return uri.getScheme() + "://" + hosts + (uri.getRawPath() == null ? "" : uri.getRawPath())
+                + (uri.getRawFragment() == null ? "" : "#" + uri.getRawFragment());
     }
 
     @Override

@@ -41,6 +41,26 @@ final class RedisServer {
 
     /** A server of the caller's own (to stop, as a Redis outage), on a free port. */
     static RedisServer start() {
+        return start(port -> new String[] {"redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                "--save", "", "--appendonly", "no", "--loglevel", "warning", "--enable-debug-command", "local"});
+    }
+
+    /** A Redis Sentinel watching {@code master} under the name {@code name} (its configuration in a temp file). */
+    static RedisServer sentinel(RedisServer master, String name) {
+        return start(port -> {
+            try {
+                Path conf = Files.createTempFile("sentinel", ".conf");
+                conf.toFile().deleteOnExit();
+                Files.writeString(conf, "port " + port + "\nbind 127.0.0.1\nsentinel monitor " + name
+                        + " 127.0.0.1 " + master.port + " 1\n");
+                return new String[] {"redis-server", conf.toString(), "--sentinel", "--loglevel", "warning"};
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
+    private static RedisServer start(java.util.function.IntFunction<String[]> command) {
         boolean installed = System.getenv("PATH") != null && java.util.Arrays.stream(
                 System.getenv("PATH").split(":")).anyMatch(dir -> Files.isExecutable(Path.of(dir, "redis-server")));
         if (!installed && "1".equals(System.getenv("PORTICO_REQUIRE_REDIS"))) {
@@ -51,9 +71,7 @@ final class RedisServer {
         for (int attempt = 0; attempt < 3; attempt++) { // a free port may be taken before redis binds it
             int port = freePort();
             try {
-                Process process = new ProcessBuilder("redis-server", "--port", Integer.toString(port),
-                        "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning",
-                        "--enable-debug-command", "local")
+                Process process = new ProcessBuilder(command.apply(port))
                         .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
                 RedisServer server = new RedisServer(process, port);
                 if (server.awaitPong()) {

@@ -96,6 +96,25 @@ class SharedZoneTest {
     }
 
     @Test
+    void aStoreFoundThroughSentinelWorksAsOneNamedDirectly() throws Exception {
+        ownRedis = RedisServer.start();
+        RedisServer sentinel = RedisServer.sentinel(ownRedis, "portico-test");
+        try {
+            String uri = "redis-sentinel://127.0.0.1:" + sentinel.port() + "#portico-test";
+            String name = "z" + ZONES.incrementAndGet();
+            String zone = "rate-limits { " + name + " { rate = 1r/m, burst = 1, nodelay = true, store = \"%s\" } }\n"
+                    + "locations = [ { path = \"/\", return = 204, rate-limit = " + name + " } ]";
+            int viaSentinel = start(String.format(zone, uri));
+            int direct = start(String.format(zone, ownRedis.uri()));
+            assertThat(List.of(get(viaSentinel, "/").statusCode(), get(direct, "/").statusCode(),
+                    get(viaSentinel, "/").statusCode())).as("one bucket of 2, in the Redis the sentinel names")
+                    .containsExactly(204, 204, 429);
+        } finally {
+            sentinel.stop();
+        }
+    }
+
+    @Test
     void delayedRequestsWaitOnTheLoopAndTheExcessIsRejected() throws Exception {
         int port = start(config(RedisServer.shared().uri(), "rate = 10r/s, burst = 2", ""));
         long start = System.nanoTime();
