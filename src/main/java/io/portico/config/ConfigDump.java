@@ -129,7 +129,7 @@ public final class ConfigDump {
         RateLimitZoneConfig.Store store = z.store();
         kv("store", store.shared() ? str(withoutPassword(store.redis())) : "local");
         kv("store-timeout", dur(store.timeout()));
-        kv("on-store-failure", store.onFailure().text());
+        kv("on-store-failure", enumName(store.onFailure()));
         close();
     }
 

@@ -40,7 +40,7 @@ public record RateLimitZoneConfig(
      * Where a zone's state lives: in this process ({@link #LOCAL}), or on a Redis server that several instances
      * share, so that a client's requests through any of them draw on one bucket.
      *
-     * @param redis {@code redis://} or {@code rediss://} URI; null for a local zone
+     * @param redis {@code redis://}, {@code rediss://} or {@code redis-sentinel://} URI; null for a local zone
      * @param timeout how long a decision may take before {@code onFailure} decides instead (unused when local)
      * @param onFailure what decides when Redis cannot, in time
      */
@@ -56,22 +56,11 @@ public record RateLimitZoneConfig(
     /** {@code on-store-failure}: what decides a request when the zone's Redis store cannot. */
     public enum Failure {
         /** This instance's own bucket for the key (the zone's arithmetic, not shared): limits stay per instance. */
-        LOCAL("local"),
+        LOCAL,
         /** Serve the request. */
-        ALLOW("allow"),
+        ALLOW,
         /** Answer the zone's status. */
-        REJECT("reject");
-
-        private final String text;
-
-        Failure(String text) {
-            this.text = text;
-        }
-
-        /** As written in configuration. */
-        public String text() {
-            return text;
-        }
+        REJECT
     }
 
     /** {@code headers}: which responses carry the IETF RateLimit fields (Retry-After is always on rejections). */

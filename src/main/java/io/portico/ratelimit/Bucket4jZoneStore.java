@@ -45,7 +45,7 @@ final class Bucket4jZoneStore implements ZoneStore {
         long capacity = shape.servedAtOnce();
         this.limit = Bandwidth.builder().capacity(capacity).refillGreedy(zone.requests(), zone.per()).build();
         this.time = clock.asTimeMeter(false);
-        this.maxWaitNanos = shape.toleranceNanos() - shape.immediateNanos();
+        this.maxWaitNanos = shape.longestWaitNanos();
         this.intervalNanos = shape.intervalNanos();
         this.buckets = Caffeine.newBuilder()
                 .maximumSize(zone.maxClients())

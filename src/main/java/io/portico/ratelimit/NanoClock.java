@@ -1,12 +1,23 @@
 package io.portico.ratelimit;
 
 import io.github.bucket4j.TimeMeter;
+import java.time.Instant;
 
 /** A monotonic nanosecond clock; tests inject a manual one so no test ever sleeps. */
 @FunctionalInterface
 interface NanoClock {
 
     NanoClock SYSTEM = System::nanoTime;
+
+    /**
+     * The wall clock in nanoseconds since the epoch, in microsecond steps (Bucket4j's own wall clock steps by
+     * milliseconds, a 1000r/s zone's whole interval): the time of shared zones, since instances on different hosts
+     * agree on it and not on {@code nanoTime}. Not monotonic.
+     */
+    NanoClock WALL = () -> {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    };
 
     long nanoTime();
 

@@ -9,7 +9,6 @@ import io.portico.config.LocationConfig;
 import io.portico.config.PorticoConfig;
 import io.portico.config.RateLimitZoneConfig;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -38,16 +37,14 @@ public final class RateLimits implements AutoCloseable {
             for (RateLimitZoneConfig zone : orEmpty(config.rateLimits()).values()) {
                 ZoneShape shape = ZoneShape.of(zone);
                 int index = rateZones.size();
-                if (!zone.store().shared()) {
-                    rateZones.put(zone.name(), new RateZone(index, zone,
-                            new CompactZoneStore(shape, zone.maxClients(), clock, maintenance, sweeper)));
-                    continue;
-                }
-                ZoneStore fallback = zone.store().onFailure() == RateLimitZoneConfig.Failure.LOCAL
+                RateLimitZoneConfig.Store store = zone.store();
+                // a local zone's buckets, or a shared one's for on-store-failure = local
+                ZoneStore local = !store.shared() || store.onFailure() == RateLimitZoneConfig.Failure.LOCAL
                         ? new CompactZoneStore(shape, zone.maxClients(), clock, maintenance, sweeper) : null;
-                rateZones.put(zone.name(), new RateZone(index, zone, new RedisZoneStore(zone, shape,
-                        redis.connection(zone, longestStoreTimeout(config, zone.store().redis())), sharedClock,
-                        maintenance, fallback, clock)));
+                rateZones.put(zone.name(), !store.shared() ? new RateZone(index, zone, local)
+                        : new RateZone(index, zone, new RedisZoneStore(zone, shape,
+                                redis.connection(zone, longestStoreTimeout(config, store.redis())), sharedClock,
+                                maintenance, local, clock)));
             }
         } catch (RuntimeException e) {
             redis.close();
@@ -67,7 +64,8 @@ public final class RateLimits implements AutoCloseable {
      * swept even without traffic.
      */
     public static RateLimits create(PorticoConfig config) {
-        return new RateLimits(config, NanoClock.SYSTEM, WALL_CLOCK, ZoneUpkeep.SHARED, Scheduler.systemScheduler());
+        return new RateLimits(config, NanoClock.SYSTEM, NanoClock.WALL.asTimeMeter(true), ZoneUpkeep.SHARED,
+                Scheduler.systemScheduler());
     }
 
     /**
@@ -77,23 +75,6 @@ public final class RateLimits implements AutoCloseable {
     static RateLimits create(PorticoConfig config, NanoClock clock) {
         return new RateLimits(config, clock, clock.asTimeMeter(true), Runnable::run, Scheduler.disabledScheduler());
     }
-
-    /**
-     * The time of shared zones: instances on different hosts agree on the wall clock, not on {@code nanoTime}.
-     * Microseconds, where Bucket4j's own wall clock has milliseconds (a 1000r/s zone's interval).
-     */
-    private static final TimeMeter WALL_CLOCK = new TimeMeter() {
-        @Override
-        public long currentTimeNanos() {
-            Instant now = Instant.now();
-            return now.getEpochSecond() * 1_000_000_000L + now.getNano();
-        }
-
-        @Override
-        public boolean isWallClockBased() {
-            return true;
-        }
-    };
 
     private static Duration longestStoreTimeout(PorticoConfig config, java.net.URI store) {
         return orEmpty(config.rateLimits()).values().stream()

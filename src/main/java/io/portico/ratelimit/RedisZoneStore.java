@@ -15,6 +15,7 @@ import io.portico.config.RateLimitZoneConfig;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -99,7 +100,7 @@ final class RedisZoneStore implements SharedZoneStore {
                 .expireAfterAccess(Duration.ofNanos(shape.forgetAfterNanos()))
                 .executor(maintenance)
                 .build();
-        this.maxWaitNanos = shape.toleranceNanos() - shape.immediateNanos();
+        this.maxWaitNanos = shape.longestWaitNanos();
         this.onFailure = zone.store().onFailure();
         this.fallback = fallback;
         this.fallbackClock = fallbackClock;
@@ -157,8 +158,7 @@ final class RedisZoneStore implements SharedZoneStore {
      */
     static String keyPrefix(RateLimitZoneConfig zone, ZoneShape shape) {
         return "portico:rate-limit:" + zone.name() + ":" + zone.requests() + "r" + zone.per().toSeconds() + "s:"
-                + shape.servedAtOnce() + ":" + TimeUnit.NANOSECONDS.toMillis(shape.toleranceNanos()
-                - shape.immediateNanos()) + "ms:";
+                + shape.servedAtOnce() + ":" + TimeUnit.NANOSECONDS.toMillis(shape.longestWaitNanos()) + "ms:";
     }
 
     @Override
@@ -223,7 +223,8 @@ final class RedisZoneStore implements SharedZoneStore {
         if (now - last >= FAILURE_LOG_INTERVAL && lastFailureLog.compareAndSet(last, now)) {
             Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
             log.warn("rate-limit zone {}: the Redis store did not decide ({}); on-store-failure = {} decides"
-                    + " ({} such decisions so far)", name, cause.toString(), onFailure.text(), failures.sum());
+                    + " ({} such decisions so far)", name, cause.toString(),
+                    onFailure.name().toLowerCase(Locale.ROOT), failures.sum());
         }
     }
 

@@ -20,7 +20,7 @@ final class ZoneDescription {
         line.append(String.format(Locale.US, "%,d %s at once, ", atOnce, atOnce == 1 ? "request" : "requests"));
         if (shape.paced() > 0) {
             line.append(String.format(Locale.US, "the next %,d delayed (at most %s), ",
-                    shape.paced(), duration(shape.toleranceNanos() - shape.immediateNanos())));
+                    shape.paced(), duration(shape.longestWaitNanos())));
         }
         line.append("then 1 every ").append(duration(shape.intervalNanos()));
         line.append("; a client is forgotten after ").append(duration(shape.forgetAfterNanos())).append(" idle");

@@ -39,6 +39,11 @@ record ZoneShape(long intervalNanos, long toleranceNanos, long immediateNanos, l
 
     /** Requests admitted but paced when a fresh key sends a flood (delay mode only). */
     long paced() {
-        return (toleranceNanos - immediateNanos) / intervalNanos;
+        return longestWaitNanos() / intervalNanos;
+    }
+
+    /** The longest an admitted request waits: {@code (burst - delay) * T}; 0 with nodelay. */
+    long longestWaitNanos() {
+        return toleranceNanos - immediateNanos;
     }
 }
