@@ -108,8 +108,9 @@ final class LocationLimits {
                             : checkFrom(at + 1, keys, verdicts, storeFailed, clock);
                 });
             }
-            verdicts[i] = zone.store.take(keys[i], clock.nanoTime());
-            RateVerdict rejected = rejection(i, keys, verdicts, storeFailed, clock.nanoTime(), null);
+            long now = clock.nanoTime();
+            verdicts[i] = zone.store.take(keys[i], now);
+            RateVerdict rejected = rejection(i, keys, verdicts, storeFailed, now, null);
             if (rejected != null) {
                 return CompletableFuture.completedFuture(rejected);
             }
