@@ -48,9 +48,10 @@ final class RateZone {
         this.store = store;
         this.shared = shared;
         this.key = RequestKey.parse("rate-limits." + config.name(), config.key(), config.ipv6Prefix());
-        // A shared zone's clients are in Redis, which expires them; their number is not tracked here.
+        // A shared zone's clients are in Redis, which expires them: this instance counts those it asked about, and
+        // forgets none early (a client whose handle it drops keeps its bucket in Redis).
         this.counters = store != null ? new ZoneCounters(store::size, store::evictions, () -> 0)
-                : new ZoneCounters(() -> 0, () -> 0, shared::failures);
+                : new ZoneCounters(shared::clients, () -> 0, shared::failures);
         this.status = HttpResponseStatus.valueOf(config.status());
         this.notePassed = "limit=" + config.name() + ":passed";
         this.noteDelayed = "limit=" + config.name() + ":delayed";

@@ -4,6 +4,7 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -24,6 +25,13 @@ import java.util.concurrent.TimeUnit;
  * (they are not queued), so on-store-failure decides without waiting for the timeout.
  */
 final class RedisConnections implements AutoCloseable {
+    /**
+     * The bound on opening a connection, the handshake (and a sentinel's answer) included. Not the store-timeout,
+     * which is a decision's: the first connection also pays for starting Lettuce, and with the default 100 ms a
+     * busy machine refused to start with its Redis up.
+     */
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
     private final Map<URI, StatefulRedisConnection<byte[], byte[]>> connections = new LinkedHashMap<>();
     private final Map<URI, RedisClient> clients = new LinkedHashMap<>();
     private ClientResources resources;
@@ -42,10 +50,11 @@ final class RedisConnections implements AutoCloseable {
             resources = DefaultClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(1).build();
         }
         RedisURI redisUri = RedisURI.create(uri.toString()); // also redis-sentinel://, several hosts in one
-        redisUri.setTimeout(commandTimeout);
+        redisUri.setTimeout(CONNECT_TIMEOUT); // commands have their own, below
         RedisClient client = RedisClient.create(resources, redisUri);
         client.setOptions(ClientOptions.builder()
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).build())
                 .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
                 .build());
         try {
@@ -53,12 +62,20 @@ final class RedisConnections implements AutoCloseable {
         } catch (RedisException e) {
             client.shutdown(0, 2, TimeUnit.SECONDS);
             throw new IllegalStateException("rate-limits." + zone.name() + ".store: cannot connect to "
-                    + redacted(uri) + " (" + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage())
-                    + ")", e);
+                    + redacted(uri) + " (" + reason(e) + ")", e);
         }
         clients.put(uri, client);
         connections.put(uri, connection);
         return connection;
+    }
+
+    /** What went wrong, in the words of the innermost exception that has some. */
+    private static String reason(Throwable e) {
+        String reason = e.getClass().getSimpleName();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            reason = t.getMessage() != null ? t.getMessage() : reason;
+        }
+        return reason;
     }
 
     /** The URI without its password, for messages. */

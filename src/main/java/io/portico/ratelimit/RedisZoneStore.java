@@ -185,6 +185,11 @@ final class RedisZoneStore implements SharedZoneStore {
         return failures.sum();
     }
 
+    @Override
+    public long clients() {
+        return proxies.estimatedSize();
+    }
+
     private AsyncBucketProxy bucket(ClientKey key) {
         return proxies.get(key, this::newProxy);
     }

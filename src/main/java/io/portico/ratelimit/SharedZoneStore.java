@@ -29,4 +29,10 @@ interface SharedZoneStore {
 
     /** Decisions the store could not make in time, which {@code on-store-failure} made instead. */
     long failures();
+
+    /**
+     * The clients this instance asked the store about within the zone's forget-after (an estimate): each instance
+     * counts its own, the store holds every instance's.
+     */
+    long clients();
 }

@@ -219,11 +219,27 @@ class SharedZoneTest {
 
     /** The store failures of the zone whose name matches {@code zone} (a regex). */
     private static String failuresOf(String metrics, String zone) {
+        return sampleOf(metrics, "portico_rate_limit_store_failures_total", zone);
+    }
+
+    private static String sampleOf(String metrics, String family, String zone) {
         java.util.regex.Matcher m = java.util.regex.Pattern
-                .compile("portico_rate_limit_store_failures_total\\{zone=\"" + zone + "\"\\} (\\d+)")
+                .compile(family + "\\{zone=\"" + zone + "\"\\} (\\d+)")
                 .matcher(metrics);
-        assertThat(m.find()).isTrue();
+        assertThat(m.find()).as(family).isTrue();
         return m.group(1);
+    }
+
+    @Test
+    void theClientsGaugeCountsTheClientsThisInstanceAskedAbout() throws Exception {
+        int port = start(config(RedisServer.shared().uri(),
+                "key = \"header:X-Key\", rate = 1r/m, burst = 5, nodelay = true"));
+        for (String key : List.of("a", "b", "a")) {
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
+                    .header("X-Key", key).timeout(Duration.ofSeconds(10)).build();
+            assertThat(http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(204);
+        }
+        assertThat(sampleOf(get(port, "/metrics").body(), "portico_rate_limit_clients", "z\\d+")).isEqualTo("2");
     }
 
     @Test
@@ -261,6 +277,18 @@ class SharedZoneTest {
         HttpResponse<String> response = get(port, "/");
         assertThat(response.statusCode()).isEqualTo(429);
         assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
+    }
+
+    @Test
+    void aStartWaitsForAHandshakeSlowerThanTheStoreTimeout() throws Exception {
+        ownRedis = RedisServer.start();
+        long start = System.nanoTime();
+        ownRedis.freeze(2);
+        int port = start(config(ownRedis.uri(), "rate = 10r/s, store-timeout = 100ms"));
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("the start waited for Redis")
+                .isGreaterThan(1_000);
+        assertThat(get(port, "/").statusCode()).isEqualTo(204);
+        assertThat(failuresOf(get(port, "/metrics").body(), "z\\d+")).as("Redis decided").isEqualTo("0");
     }
 
     @Test
