@@ -29,6 +29,11 @@ portico {
 CONF
 }
 
+# The JVM flags the scripts give a Portico unless told otherwise (JAVA_OPTS, A_OPTS, B_OPTS): a fixed heap sized to
+# need, touched at start-up. A 1 GiB heap made the p99 several times worse on the benchmark VM (docs/benchmarks.md,
+# "The heap sized to need").
+bench_java_opts="-Xms256m -Xmx256m -XX:+AlwaysPreTouch"
+
 # Fails when something already listens on one of the ports: a peer left over from another run would answer in
 # the new one's place (a second nginx cannot bind, and the checks that it is up would pass against the old one).
 ports_free() {
