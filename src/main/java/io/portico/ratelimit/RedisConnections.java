@@ -26,9 +26,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class RedisConnections implements AutoCloseable {
     /**
-     * The bound on opening a connection, the handshake (and a sentinel's answer) included. Not the store-timeout,
-     * which is a decision's: the first connection also pays for starting Lettuce, and with the default 100 ms a
-     * busy machine refused to start with its Redis up.
+     * The bound on opening a connection, the handshake included. Not the store-timeout, which is a decision's: the
+     * first connection also pays for starting Lettuce, and with the default 100 ms a busy machine refused to start
+     * with its Redis up.
      */
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
