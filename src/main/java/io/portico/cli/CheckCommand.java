@@ -5,6 +5,7 @@ import io.portico.config.ConfigProblem;
 import io.portico.config.InvalidConfigException;
 import io.portico.config.PorticoConfig;
 import io.portico.ratelimit.RateLimits;
+import io.portico.server.HeapAdvice;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -41,6 +42,7 @@ final class CheckCommand implements Callable<Integer> {
         for (String zone : RateLimits.describe(config)) {
             out.println("# rate limit " + zone);
         }
+        out.println("# heap: " + HeapAdvice.of(config) + "; size -Xms and -Xmx to it, with -XX:+AlwaysPreTouch");
         out.println("# effective configuration, every default filled in, paths relative to " + config.prefix());
         out.print(ConfigDump.render(config));
         out.flush();

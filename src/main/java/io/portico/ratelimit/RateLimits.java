@@ -103,6 +103,18 @@ public final class RateLimits implements AutoCloseable {
         return lines;
     }
 
+    /**
+     * The heap {@code config}'s rate-limit zones hold when every one is full ({@code max-clients} clients, at the
+     * measured bytes per client). A zone kept in Redis counts for its fallback store when {@code on-store-failure}
+     * is {@code local} (it fills during an outage); its Bucket4j handles are not counted (not measured).
+     */
+    public static long heapBytes(PorticoConfig config) {
+        return orEmpty(config.rateLimits()).values().stream()
+                .filter(z -> !z.store().shared() || z.store().onFailure() == RateLimitZoneConfig.Failure.LOCAL)
+                .mapToLong(z -> z.maxClients() * CompactZoneStore.BYTES_PER_CLIENT)
+                .sum();
+    }
+
     /** Each rate-limit zone's counters, by zone name. */
     public Map<String, ZoneCounters> rateLimitCounters() {
         Map<String, ZoneCounters> counters = new LinkedHashMap<>();

@@ -77,6 +77,12 @@ public final class PorticoServer implements AutoCloseable {
         }
         log.info("portico listening on {} ({} transport, {} event loops)",
                 server.localAddresses(), transport.name(), config.workers());
+        HeapAdvice heap = HeapAdvice.of(config);
+        long maxHeap = Runtime.getRuntime().maxMemory();
+        if (!heap.fits(maxHeap)) {
+            log.warn("the heap's maximum ({} MiB) is below what this configuration needs: {}; raise -Xmx"
+                    + " (JAVA_OPTS), or lower the zones' max-clients", maxHeap >> 20, heap);
+        }
         return server;
     }
 
