@@ -43,9 +43,14 @@ final class CompactZoneStore implements ZoneStore {
 
     /**
      * Retained heap per key with Caffeine's bookkeeping, measured by {@code ZoneMemoryBenchmark} (1,000,000 IPv4
-     * keys, compressed oops); {@code portico check} multiplies it by {@code maxClients}.
+     * keys, compressed oops).
      */
     static final long BYTES_PER_CLIENT = 115;
+
+    /** The heap a zone holds when full: what {@code portico check} says of it and the heap advice counts. */
+    static long fullBytes(long maxClients) {
+        return maxClients * BYTES_PER_CLIENT;
+    }
 
     /** The arrival time of a slot the cache has dropped: whoever holds it must find the key again. */
     static final long RETIRED = Long.MAX_VALUE;

@@ -111,7 +111,7 @@ public final class RateLimits implements AutoCloseable {
     public static long heapBytes(PorticoConfig config) {
         return orEmpty(config.rateLimits()).values().stream()
                 .filter(z -> !z.store().shared() || z.store().onFailure() == RateLimitZoneConfig.Failure.LOCAL)
-                .mapToLong(z -> z.maxClients() * CompactZoneStore.BYTES_PER_CLIENT)
+                .mapToLong(z -> CompactZoneStore.fullBytes(z.maxClients()))
                 .sum();
     }
 

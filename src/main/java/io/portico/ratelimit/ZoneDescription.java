@@ -33,7 +33,7 @@ final class ZoneDescription {
                         case REJECT -> "rejected";
                     }).append(')');
         } else {
-            long mib = Math.max(1, (zone.maxClients() * CompactZoneStore.BYTES_PER_CLIENT + MIB / 2) / MIB);
+            long mib = Math.max(1, (CompactZoneStore.fullBytes(zone.maxClients()) + MIB / 2) / MIB);
             line.append(String.format(Locale.US, "; at most %,d clients, about %,d MiB", zone.maxClients(), mib));
         }
         if (zone.dryRun()) {
