@@ -27,8 +27,9 @@ final class LocationReader {
     private static final Set<String> STATIC_KEYS = Set.of(
             "index", "try-files", "autoindex", "precompressed", "allow-dotfiles", "expires", "cache-control");
     private static final Set<String> PROXY_KEYS = Set.of(
-            "host", "proxy-request-buffering", "proxy-response-buffering", "streaming", "client-body-buffer-size",
-            "proxy-buffers", "via", "forwarded-headers", "set-request-headers", "set-response-headers");
+            "host", "merge-slashes", "proxy-request-buffering", "proxy-response-buffering", "streaming",
+            "client-body-buffer-size", "proxy-buffers", "via", "forwarded-headers", "set-request-headers",
+            "set-response-headers");
 
     private final Node root;
     private final Config defaults;
@@ -127,9 +128,17 @@ final class LocationReader {
         }
     }
 
+    /** Requests are matched on their normalized path, so a location spelled otherwise would never match. */
     private static boolean startsWithSlash(Node n, String key, String value) {
         if (!value.startsWith("/")) {
             n.problem(key, "'" + value + "' (expected: a path starting with /)");
+            return false;
+        }
+        String normalized = RequestPath.normalize(value);
+        if (!value.equals(normalized)) {
+            String expected = normalized != null ? normalized
+                    : "a path without spaces, control bytes, '#' or '\\', that stays below /";
+            n.problem(key, "'" + value + "' would never match a normalized request path (expected: " + expected + ")");
             return false;
         }
         return true;
@@ -211,7 +220,7 @@ final class LocationReader {
         Map<String, String> resp = headers(n, "set-response-headers");
         return new TargetConfig.Proxy(
                 upstream, uriPrefix, host.equals("upstream"), requestBuffering, responseBuffering, bodyBuffer, buffers,
-                via, forwarded, req, resp);
+                via, forwarded, req, resp, n.bool("merge-slashes"));
     }
 
     private static Set<ForwardedHeader> forwardedHeaders(Node n) {

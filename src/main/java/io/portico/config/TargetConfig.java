@@ -30,7 +30,8 @@ public sealed interface TargetConfig {
 
     /**
      * An upstream pool. {@code uriPrefix}, when present, replaces the location prefix like nginx's
-     * {@code proxy_pass http://app/prefix/}; {@code forwardedHeaders} are the forwarding headers Portico sets.
+     * {@code proxy_pass http://app/prefix/}; {@code forwardedHeaders} are the forwarding headers Portico sets;
+     * {@code mergeSlashes = false} forwards the normalized path with its empty segments kept.
      */
     record Proxy(
             String upstream,
@@ -43,7 +44,8 @@ public sealed interface TargetConfig {
             boolean via,
             Set<ForwardedHeader> forwardedHeaders,
             Map<String, String> setRequestHeaders,
-            Map<String, String> setResponseHeaders)
+            Map<String, String> setResponseHeaders,
+            boolean mergeSlashes)
             implements TargetConfig {}
 
     /** A fixed answer: a redirect when {@code location} is set, else {@code body}. */

@@ -21,6 +21,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.portico.config.ForwardedHeader;
 import io.portico.config.LocationConfig;
 import io.portico.route.ClientExchange;
+import io.portico.config.RequestPath;
 import io.portico.upstream.UpstreamServer;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -89,7 +90,7 @@ final class ForwardedRequest {
                 out.set(e.getKey(), e.getValue());
             }
         }
-        String target = uri(originForm(in.uri()), settings);
+        String target = uri(path(client, settings), settings) + query(in.uri());
         if (in instanceof FullHttpRequest whole && !whole.content().isReadable()) {
             // It arrived whole without a body (see server.ServerCodec), and goes upstream as one message. Its
             // content is the shared empty buffer, so the encoder's release leaves it whole for a retry.
@@ -163,24 +164,21 @@ final class ForwardedRequest {
         return address instanceof Inet6Address ? "\"[" + ip + "]\"" : ip;
     }
 
-    /** An absolute-form request target (http://host/path) goes upstream as origin-form (/path). */
-    static String originForm(String uri) {
-        if (uri.startsWith("/")) {
-            return uri;
-        }
-        int scheme = uri.indexOf("://");
-        if (scheme < 0) {
-            return uri; // "*" for OPTIONS
-        }
-        int slash = uri.indexOf('/', scheme + 3);
-        int query = uri.indexOf('?', scheme + 3);
-        if (slash < 0 || (query >= 0 && query < slash)) {
-            return query < 0 ? "/" : "/" + uri.substring(query);
-        }
-        return uri.substring(slash);
+    /**
+     * The path sent upstream: the normalized one every decision was made on ({@link RequestPath}), with its empty
+     * segments kept when the location says {@code merge-slashes = false}. Never the client's spelling.
+     */
+    static String path(ClientExchange client, ProxySettings settings) {
+        return settings.target().mergeSlashes() ? client.path() : RequestPath.normalize(client.rawPath(), false);
     }
 
-    /** nginx's proxy_pass with a URI part: the matched location prefix is replaced by {@code uriPrefix}. */
+    /** The query of a request target, with its '?', as the client sent it; "" when there is none. */
+    static String query(String uri) {
+        int q = uri.indexOf('?');
+        return q < 0 ? "" : uri.substring(q);
+    }
+
+    /** nginx's proxy_pass with a URI part: the matched location prefix of {@code uri} is replaced by the URI part. */
     static String uri(String uri, ProxySettings settings) {
         if (settings.target().uriPrefix().isEmpty()) {
             return uri;

@@ -55,7 +55,8 @@ public final class Proxies implements AutoCloseable {
     /** A responder for try-files' `@name` fallback: proxy to upstream {@code name} with default proxy settings. */
     public Responder named(String upstream) {
         TargetConfig.Proxy target = new TargetConfig.Proxy(upstream, Optional.empty(), false, true, true,
-                DEFAULT_CLIENT_BODY_BUFFER, DEFAULT_PROXY_BUFFERS, false, ForwardedHeader.ALL, Map.of(), Map.of());
+                DEFAULT_CLIENT_BODY_BUFFER, DEFAULT_PROXY_BUFFERS, false, ForwardedHeader.ALL, Map.of(), Map.of(),
+                true);
         LocationConfig location = new LocationConfig(
                 new LocationConfig.Match(LocationConfig.Match.Kind.PREFIX, "/"), target,
                 List.of(), List.of(), "@" + upstream);

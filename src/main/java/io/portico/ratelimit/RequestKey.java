@@ -81,7 +81,7 @@ final class RequestKey {
                 ClientKey address = address(client.clientAddress());
                 yield address == null ? "" : address.toString();
             }
-            case PATH -> client.rawPath() == null ? "" : client.rawPath();
+            case PATH -> client.path() == null ? "" : client.path();
             case HOST -> request.headers().get(HttpHeaderNames.HOST, "");
             case HEADER -> request.headers().get(part.header(), "");
         };

@@ -21,8 +21,14 @@ public interface ClientExchange {
     /** The location this request matched. */
     Route route();
 
-    /** The request path as received, without the query, not decoded. */
+    /** The request path as received, without the query, not decoded: for logs, never for decisions. */
     String rawPath();
+
+    /**
+     * The request's normalized path ({@link io.portico.config.RequestPath}), without the query: what routing,
+     * access rules, rate limits, static files and the forwarded request all use; null when it was refused.
+     */
+    String path();
 
     /** The real client: the peer, or the right-most untrusted X-Forwarded-For address behind a trusted proxy. */
     InetSocketAddress clientAddress();

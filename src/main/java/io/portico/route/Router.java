@@ -50,7 +50,10 @@ public final class Router {
         return new Router(new HashMap<>(exact), List.copyOf(regexes), prefixes);
     }
 
-    /** The location for {@code path} (the request path as received, without the query), or null when none matches. */
+    /**
+     * The location for {@code path} (a {@link io.portico.config.RequestPath normalized} path, without the query), or
+     * null when none matches.
+     */
     public Route match(String path) {
         Route r = exact.isEmpty() ? null : exact.get(path);
         if (r != null) {

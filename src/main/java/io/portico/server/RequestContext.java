@@ -7,6 +7,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.portico.route.ClientExchange;
 import io.portico.route.RequestLog;
+import io.portico.config.RequestPath;
 import io.portico.route.Route;
 import java.net.InetSocketAddress;
 
@@ -20,6 +21,8 @@ final class RequestContext implements ClientExchange {
     private final boolean trustedPeer;
     private final boolean secure;
     private final String rawPath;
+    /** {@link RequestPath#normalize}d; null when the path is refused (RouteHandler answers 400). */
+    private final String path;
     /** When the request began, for the access log only: not read (two clock reads a request) when it is off. */
     private final long startNanos;
     private final long startMillis;
@@ -43,13 +46,14 @@ final class RequestContext implements ClientExchange {
         String uri = request.uri();
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);
-        if (!path.startsWith("/")) {
+        if (!path.startsWith("/") && !path.equals("*")) {
             // Absolute form (already checked against Host): keep its path.
             int scheme = path.indexOf("://");
             int slash = scheme < 0 ? -1 : path.indexOf('/', scheme + 3);
             path = slash < 0 ? "/" : path.substring(slash);
         }
         this.rawPath = path;
+        this.path = RequestPath.normalize(path);
     }
 
     void route(Route route) {
@@ -81,6 +85,11 @@ final class RequestContext implements ClientExchange {
     @Override
     public String rawPath() {
         return rawPath;
+    }
+
+    @Override
+    public String path() {
+        return path;
     }
 
     @Override

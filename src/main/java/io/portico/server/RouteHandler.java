@@ -11,7 +11,11 @@ import io.portico.route.ClientExchange;
 import io.portico.route.Route;
 import io.portico.route.Router;
 
-/** Matches each request to its location; a request no location matches gets 404 and its body is released. */
+/**
+ * Matches each request to its location by its normalized path ({@link io.portico.config.RequestPath}); a path that
+ * cannot be normalized (undecodable, above the root) gets 400 and the connection is closed, as nginx does; a
+ * request no location matches gets 404. Either way the request's body is released as it arrives.
+ */
 final class RouteHandler extends ChannelInboundHandlerAdapter {
     private final Router router;
     private boolean discarding;
@@ -24,11 +28,16 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof HttpRequest) {
             RequestContext rc = (RequestContext) ctx.channel().attr(ClientExchange.KEY).get();
-            Route route = router.match(rc.rawPath());
+            String path = rc.path();
+            Route route = path == null ? null : router.match(path);
             if (route == null) {
                 discarding = !(msg instanceof LastHttpContent);
                 ReferenceCountUtil.release(msg);
-                rc.sendError(HttpResponseStatus.NOT_FOUND);
+                if (path == null) {
+                    rc.sendError(HttpResponseStatus.BAD_REQUEST, null, true);
+                } else {
+                    rc.sendError(HttpResponseStatus.NOT_FOUND);
+                }
                 return;
             }
             discarding = false;

@@ -31,7 +31,7 @@ final class PathWalk {
     }
 
     void start() {
-        Resolution resolution = resolver.resolve(exchange.client().rawPath());
+        Resolution resolution = resolver.resolve(exchange.client().path());
         if (resolution instanceof Resolution.Rejected rejected) {
             if (rejected.status().code() == 404 && location.tryFiles().hasNamedFallback()) {
                 fallback(); // not a file we may serve: still the app's to answer

@@ -54,8 +54,12 @@ final class SafePathResolver {
         return dir;
     }
 
-    Resolution resolve(String rawPath) {
-        String decoded = PercentCoding.decode(rawPath);
+    /** @param path the request's normalized path; null (refused by normalization) is a bad request here too */
+    Resolution resolve(String path) {
+        if (path == null) {
+            return BAD;
+        }
+        String decoded = PercentCoding.decode(path);
         if (decoded == null || decoded.isEmpty() || decoded.charAt(0) != '/') {
             return BAD;
         }

@@ -175,7 +175,7 @@ final class StaticExchange implements Exchange {
 
     /** An unexpected failure: a 500 unless the response has started (then the server's close is all there is). */
     void failed(RuntimeException e) {
-        log.error("static request {} failed", client.rawPath(), e);
+        log.error("static request {} failed", client.path(), e);
         if (!done) {
             error(HttpResponseStatus.INTERNAL_SERVER_ERROR);
         }

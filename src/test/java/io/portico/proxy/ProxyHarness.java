@@ -29,6 +29,7 @@ import io.portico.config.UpstreamConfig;
 import io.portico.route.ClientExchange;
 import io.portico.route.Exchange;
 import io.portico.route.RequestLog;
+import io.portico.config.RequestPath;
 import io.portico.route.Responder;
 import io.portico.route.Route;
 import io.portico.server.Transport;
@@ -165,6 +166,11 @@ final class ProxyHarness implements AutoCloseable {
         public String rawPath() {
             int q = request.uri().indexOf('?');
             return q < 0 ? request.uri() : request.uri().substring(0, q);
+        }
+
+        @Override
+        public String path() {
+            return RequestPath.normalize(rawPath());
         }
 
         @Override

@@ -96,7 +96,7 @@ class ProxyHeadersTest {
         Set<ForwardedHeader> set = EnumSet.noneOf(ForwardedHeader.class);
         set.addAll(List.of(chosen));
         return new TargetConfig.Proxy("app", Optional.empty(), false, true, true, 1024, 1 << 20, false, set, Map.of(),
-                Map.of());
+                Map.of(), true);
     }
 
     private static final String SPOOFED = "GET / HTTP/1.1\r\nHost: front.test\r\nX-Forwarded-For: 6.6.6.6\r\n"
@@ -141,7 +141,7 @@ class ProxyHeadersTest {
     void uriPrefixReplacesTheLocationPrefixAndHostCanComeFromTheUpstream() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"))) {
             var target = new TargetConfig.Proxy("app", Optional.of("/v2/"), true, true, true, 1024, 1 << 20, false,
-                    ForwardedHeader.ALL, Map.of(), Map.of());
+                    ForwardedHeader.ALL, Map.of(), Map.of(), true);
             var u = upstream(List.of(server(app.port())));
             try (ProxyHarness proxy = new ProxyHarness(u, target, 1 << 20, 1, true, "/api/");
                     TestClient client = new TestClient(proxy.port())) {

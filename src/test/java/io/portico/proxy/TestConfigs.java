@@ -72,13 +72,13 @@ final class TestConfigs {
 
     static TargetConfig.Proxy target(boolean requestBuffering, boolean responseBuffering) {
         return new TargetConfig.Proxy("app", Optional.empty(), false, requestBuffering, responseBuffering, 16 * 1024,
-                4 * 1024 * 1024, false, ForwardedHeader.ALL, Map.of(), Map.of());
+                4 * 1024 * 1024, false, ForwardedHeader.ALL, Map.of(), Map.of(), true);
     }
 
     static TargetConfig.Proxy target(Optional<String> uriPrefix, boolean via, Map<String, String> setRequest,
             Map<String, String> setResponse) {
         return new TargetConfig.Proxy("app", uriPrefix, false, true, true, 16 * 1024, 4 * 1024 * 1024, via,
-                ForwardedHeader.ALL, setRequest, setResponse);
+                ForwardedHeader.ALL, setRequest, setResponse, true);
     }
 
     static LocationConfig location(String prefix, TargetConfig target) {

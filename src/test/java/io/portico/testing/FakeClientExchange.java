@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.portico.route.ClientExchange;
 import io.portico.route.RequestLog;
+import io.portico.config.RequestPath;
 import io.portico.route.Route;
 import java.net.InetSocketAddress;
 
@@ -58,6 +59,11 @@ public final class FakeClientExchange implements ClientExchange {
     @Override
     public String rawPath() {
         return rawPath;
+    }
+
+    @Override
+    public String path() {
+        return rawPath == null ? null : RequestPath.normalize(rawPath);
     }
 
     @Override
