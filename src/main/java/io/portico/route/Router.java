@@ -14,22 +14,24 @@ import java.util.regex.Pattern;
  * Chooses the location of a request path, built once from config. Precedence, as nginx: an {@code exact}
  * match wins; then the {@code regex} locations in list order, the first that matches; then the longest
  * {@code path} prefix. (nginx also lets a prefix marked {@code ^~} skip the regexes; Portico has no such
- * marker: put such a location's paths in a regex-free tree or use exact.) Matching allocates nothing but
- * what a regex needs.
+ * marker: put such a location's paths in a regex-free tree or use exact.) Exact paths are found by hash and
+ * prefixes in a {@link PrefixTree}, so neither costs more with more locations; regexes are tried in turn. Matching
+ * allocates nothing but what a regex needs.
  */
 public final class Router {
     private final Map<String, Route> exact;
     private final List<RegexRoute> regexes;
-    private final Route[] prefixes;
-    private final String[] prefixValues;
+    private final PrefixTree<Route> prefixTree;
+    /** The prefix locations, longest first: for the start-up log only. */
+    private final List<Route> prefixes;
 
     private record RegexRoute(Pattern pattern, Route route) {}
 
     private Router(Map<String, Route> exact, List<RegexRoute> regexes, List<Route> prefixes) {
         this.exact = exact;
         this.regexes = regexes;
-        this.prefixes = prefixes.toArray(new Route[0]);
-        this.prefixValues = prefixes.stream().map(r -> r.location().match().value()).toArray(String[]::new);
+        this.prefixes = List.copyOf(prefixes);
+        this.prefixTree = PrefixTree.of(prefixes.stream().map(r -> r.location().match().value()).toList(), prefixes);
     }
 
     /** @param responders makes the responder of each location (static, proxy, return) */
@@ -64,19 +66,14 @@ public final class Router {
                 return rr.route;
             }
         }
-        for (int i = 0; i < prefixes.length; i++) {
-            if (path.startsWith(prefixValues[i])) {
-                return prefixes[i];
-            }
-        }
-        return null;
+        return prefixTree.longest(path);
     }
 
     /** Locations in match order, for the start-up log. */
     public List<Route> routes() {
         List<Route> all = new ArrayList<>(exact.values());
         regexes.forEach(rr -> all.add(rr.route));
-        all.addAll(List.of(prefixes));
+        all.addAll(prefixes);
         all.sort(Comparator.comparing((Route r) -> r.location().match().kind() != Kind.EXACT));
         return all;
     }
