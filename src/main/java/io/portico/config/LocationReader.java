@@ -85,15 +85,28 @@ final class LocationReader {
         known.addAll(PROXY_KEYS);
         known.addAll(MATCHES);
         known.addAll(TARGETS);
-        String kind = target instanceof TargetConfig.Static ? "on a static location"
-                : target instanceof TargetConfig.Proxy ? "on a proxy location"
-                : target instanceof TargetConfig.Metrics ? "on a metrics location" : "on a return location";
-        n.finish(known, kind);
+        n.finish(known, kindOf(targetKeys));
         if (match == null || target == null) {
             return Optional.empty();
         }
         String origin = n.origin().description();
         return Optional.of(new LocationConfig(match, target, rateLimits, limitConn, allow, deny, origin));
+    }
+
+    /**
+     * What kind of location a key means nothing on, from the target key the user wrote rather than the target
+     * read: a target that could not be read (an unsupported proxy scheme) is still a proxy location.
+     */
+    private static String kindOf(List<String> targetKeys) {
+        if (targetKeys.size() != 1) {
+            return "on a location without exactly one target";
+        }
+        return switch (targetKeys.get(0)) {
+            case "alias", "root" -> "on a static location";
+            case "proxy" -> "on a proxy location";
+            case "metrics" -> "on a metrics location";
+            default -> "on a return location";
+        };
     }
 
     private LocationConfig.Match readMatch(Node n, List<String> keys) {
@@ -184,6 +197,10 @@ final class LocationReader {
 
     private TargetConfig.Proxy readProxy(Node n) {
         String proxy = n.string("proxy");
+        if (unsupportedScheme(n, proxy)) {
+            PROXY_KEYS.forEach(n::isSet); // its proxy options would be fine on a proxy it could speak to
+            return null;
+        }
         String upstream = proxy;
         Optional<String> uriPrefix = Optional.empty();
         if (proxy.startsWith("http://")) {
@@ -212,6 +229,26 @@ final class LocationReader {
         return new TargetConfig.Proxy(
                 upstream, uriPrefix, host.equals("upstream"), requestBuffering, responseBuffering, bodyBuffer, buffers,
                 via, forwarded, req, resp);
+    }
+
+    /** A {@code scheme://} other than http: says what is missing and what to write instead. */
+    private static boolean unsupportedScheme(Node n, String proxy) {
+        int colon = proxy.indexOf("://");
+        if (colon < 0 || proxy.startsWith("http://")) {
+            return false;
+        }
+        String scheme = proxy.substring(0, colon).toLowerCase(java.util.Locale.ROOT);
+        String why = switch (scheme) {
+            case "uwsgi", "fastcgi" -> scheme + " upstreams are not supported yet (issue 26)"
+                    + " (expected: proxy = NAME, an upstream speaking HTTP: start uWSGI with --http-socket"
+                    + " 127.0.0.1:5000, PHP-FPM behind an HTTP server, and upstreams { NAME { servers ="
+                    + " [\"127.0.0.1:5000\"] } })";
+            case "https" -> "TLS to upstreams is not supported yet (expected: proxy = NAME or \"http://NAME/prefix/\")";
+            default -> "'" + scheme + "://' is not a protocol Portico speaks to upstreams"
+                    + " (expected: proxy = NAME or \"http://NAME/prefix/\")";
+        };
+        n.problem("proxy", "'" + proxy + "': " + why);
+        return true;
     }
 
     private static Set<ForwardedHeader> forwardedHeaders(Node n) {
