@@ -173,7 +173,9 @@ final class LocationReader {
         List<String> tryFiles = n.strings("try-files");
         for (int i = 0; i < tryFiles.size(); i++) {
             String t = tryFiles.get(i);
-            if (t.startsWith("@")) {
+            if (t.startsWith("=")) {
+                tryFilesStatus(n, t, i == tryFiles.size() - 1);
+            } else if (t.startsWith("@")) {
                 if (i != tryFiles.size() - 1) {
                     n.problem("try-files", "'" + t + "' must come last (expected: a fallback @upstream at the end)");
                 } else if (!upstreams.contains(t.substring(1))) {
@@ -181,7 +183,7 @@ final class LocationReader {
                             + new java.util.TreeSet<>(upstreams) + ")");
                 }
             } else if (!t.startsWith("$uri") && !t.startsWith("/")) {
-                n.problem("try-files", "'" + t + "' (expected: $uri, $uri/..., /path or @upstream)");
+                n.problem("try-files", "'" + t + "' (expected: $uri, $uri/..., /path, a last @upstream or =CODE)");
             }
         }
         boolean autoindex = n.bool("autoindex");
@@ -193,6 +195,18 @@ final class LocationReader {
         Optional<String> cacheControl = n.optionalString("cache-control");
         return new TargetConfig.Static(
                 dir, key.equals("alias"), index, tryFiles, autoindex, expires, cacheControl, precompressed, dotfiles);
+    }
+
+    /** nginx's {@code try_files ... =404}: the answer when no earlier entry exists, so only last, and an error. */
+    private static void tryFilesStatus(Node n, String entry, boolean last) {
+        if (!last) {
+            n.problem("try-files", "'" + entry + "' must come last (expected: =CODE as the final entry)");
+            return;
+        }
+        String code = entry.substring(1);
+        if (!code.matches("[0-9]{3}") || Integer.parseInt(code) < 400 || Integer.parseInt(code) > 599) {
+            n.problem("try-files", "'" + entry + "' is not an error status (expected: =400 to =599, e.g. =404)");
+        }
     }
 
     private TargetConfig.Proxy readProxy(Node n) {

@@ -14,7 +14,7 @@ public sealed interface TargetConfig {
      * Files from a directory. With {@code alias} the location prefix is replaced by {@code dir}; otherwise
      * ({@code root}) the whole URI path is appended to {@code dir}.
      *
-     * @param tryFiles nginx's try_files: {@code $uri}, {@code $uri/...}, and a last {@code @upstream} fallback
+     * @param tryFiles nginx's try_files: {@code $uri}, {@code $uri/...}, and a last {@code @upstream} or {@code =CODE}
      */
     record Static(
             Path dir,
