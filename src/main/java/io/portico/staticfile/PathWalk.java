@@ -33,8 +33,8 @@ final class PathWalk {
     void start() {
         Resolution resolution = resolver.resolve(exchange.client().rawPath());
         if (resolution instanceof Resolution.Rejected rejected) {
-            if (rejected.status().code() == 404) {
-                fallback(); // not a file we may serve: the fallback answers (the app, or try-files' =CODE)
+            if (rejected.status().code() == 404 && location.tryFiles().hasNamedFallback()) {
+                fallback(); // not a file we may serve: still the app's to answer
             } else {
                 exchange.error(rejected.status());
             }

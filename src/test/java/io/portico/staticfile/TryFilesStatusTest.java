@@ -46,7 +46,7 @@ class TryFilesStatusTest {
             Response missing = get(c, "/missing.txt");
             assertThat(missing.status()).isEqualTo(403);
             assertThat(missing.text()).contains("403");
-            assertThat(get(c, "/.env").status()).as("a file that may not be served is not an entry").isEqualTo(403);
+            assertThat(get(c, "/.env").status()).as("hidden, not missing: as without try-files").isEqualTo(404);
             assertThat(get(c, "/plain/here.txt").text()).isEqualTo("here");
             assertThat(get(c, "/plain/missing.txt").status()).isEqualTo(404);
         }
