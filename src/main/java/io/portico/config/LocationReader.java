@@ -238,8 +238,8 @@ final class LocationReader {
         long buffers = n.bytes("proxy-buffers", 0, Integer.MAX_VALUE);
         boolean via = n.bool("via");
         Set<ForwardedHeader> forwarded = forwardedHeaders(n);
-        Map<String, String> req = headers(n, "set-request-headers");
-        Map<String, String> resp = headers(n, "set-response-headers");
+        Map<String, TextTemplate> req = headers(n, "set-request-headers");
+        Map<String, TextTemplate> resp = headers(n, "set-response-headers");
         return new TargetConfig.Proxy(
                 upstream, uriPrefix, host.equals("upstream"), requestBuffering, responseBuffering, bodyBuffer, buffers,
                 via, forwarded, req, resp);
@@ -275,14 +275,24 @@ final class LocationReader {
         return Collections.unmodifiableSet(out);
     }
 
-    private static Map<String, String> headers(Node n, String key) {
-        Map<String, String> out = new LinkedHashMap<>();
+    private static Map<String, TextTemplate> headers(Node n, String key) {
+        Map<String, TextTemplate> out = new LinkedHashMap<>();
         n.object(key, null).ifPresent(h -> {
             for (String name : h.keys()) {
-                out.put(name, h.string(name));
+                out.put(name, template(h, name, h.string(name)));
             }
         });
         return Map.copyOf(out);
+    }
+
+    /** The text compiled into its variables; an unknown one is a problem of {@code key}. */
+    private static TextTemplate template(Node n, String key, String text) {
+        try {
+            return TextTemplate.parse(text);
+        } catch (IllegalArgumentException e) {
+            n.problem(key, "'" + text + "': " + e.getMessage());
+            return TextTemplate.literal(text);
+        }
     }
 
     private static TargetConfig.Metrics readMetrics(Node n) {
@@ -296,7 +306,7 @@ final class LocationReader {
 
     private TargetConfig.Return readReturn(Node n) {
         if (n.valueType("return") == ConfigValueType.NUMBER) {
-            return new TargetConfig.Return(n.integer("return", 100, 599), Optional.empty(), "");
+            return new TargetConfig.Return(n.integer("return", 100, 599), Optional.empty(), TextTemplate.literal(""));
         }
         Optional<Node> obj = n.object("return", null);
         if (obj.isEmpty()) {
@@ -304,8 +314,8 @@ final class LocationReader {
         }
         Node r = obj.get();
         int status = r.integer("status", 100, 599);
-        Optional<String> location = r.optionalString("location");
-        String body = r.optionalString("body").orElse("");
+        Optional<TextTemplate> location = r.optionalString("location").map(l -> template(r, "location", l));
+        TextTemplate body = template(r, "body", r.optionalString("body").orElse(""));
         if (status >= 300 && status < 400 && location.isEmpty()) {
             r.problem("status", status + " needs a location (expected: location = \"https://...\")");
         }

@@ -20,7 +20,9 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.portico.config.ForwardedHeader;
 import io.portico.config.LocationConfig;
+import io.portico.config.TextTemplate;
 import io.portico.route.ClientExchange;
+import io.portico.route.Variables;
 import io.portico.upstream.UpstreamServer;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -82,11 +84,11 @@ final class ForwardedRequest {
             String via = src.get(HttpHeaderNames.VIA);
             out.set(HttpHeaderNames.VIA, via == null ? VIA : via + ", " + VIA);
         }
-        for (Map.Entry<String, String> e : settings.target().setRequestHeaders().entrySet()) {
-            if (e.getValue().isEmpty()) {
+        for (Map.Entry<String, TextTemplate> e : settings.target().setRequestHeaders().entrySet()) {
+            if (e.getValue().text().isEmpty()) {
                 out.remove(e.getKey());
             } else {
-                out.set(e.getKey(), e.getValue());
+                out.set(e.getKey(), Variables.expand(e.getValue(), client, in));
             }
         }
         String target = uri(originForm(in.uri()), settings);
