@@ -20,7 +20,8 @@ final class SignalHandlers {
     private SignalHandlers() {}
 
     static void install() {
-        handle("HUP", s -> log.warn("reload is not supported yet; ignoring SIGHUP (restart to apply a new configuration)"));
+        handle("HUP", s -> log.warn(
+                "reload is not supported yet; ignoring SIGHUP (restart to apply a new configuration)"));
         handle("USR1", s -> reopenLogs());
     }
 

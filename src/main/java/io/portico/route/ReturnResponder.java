@@ -34,8 +34,8 @@ public final class ReturnResponder implements Responder {
 
     @Override
     public Exchange open(ClientExchange client, HttpRequest request) {
-        ByteBuf content = bodyTemplate.isLiteral() ? body.duplicate()
-                : Unpooled.wrappedBuffer(Variables.expand(bodyTemplate, client, request).getBytes(StandardCharsets.UTF_8));
+        ByteBuf content = bodyTemplate.isLiteral() ? body.duplicate() : Unpooled.wrappedBuffer(
+                Variables.expand(bodyTemplate, client, request).getBytes(StandardCharsets.UTF_8));
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content,
                 ResponseHeaders.HEADERS, ResponseHeaders.NO_TRAILERS);
         if (location != null) {

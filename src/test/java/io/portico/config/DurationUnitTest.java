@@ -52,7 +52,8 @@ class DurationUnitTest {
     @Test
     void everyDurationKeyOfTheReferenceRefusesABareNumber() throws Exception {
         Files.createDirectories(prefix.resolve("static"));
-        Config reference = ConfigFactory.parseResources(ConfigLoader.class, "/reference.conf").resolve().getConfig("portico");
+        Config reference =
+                ConfigFactory.parseResources(ConfigLoader.class, "/reference.conf").resolve().getConfig("portico");
         Set<String> durationKeys = new TreeSet<>(NULL_DEFAULT_DURATIONS);
         for (Map.Entry<String, ConfigValue> e : reference.entrySet()) {
             // "1m" is also a size (a mebibyte): keys named for a size are sizes.
@@ -83,8 +84,8 @@ class DurationUnitTest {
         }
         // HOCON has no list index paths: write the element keys into the list entries instead.
         String config = inlineListEntries(text.toString());
-        InvalidConfigException e = catchThrowableOfType(
-                InvalidConfigException.class, () -> ConfigLoader.parse("portico {\n" + config + "}", "x.conf", prefix));
+        InvalidConfigException e = catchThrowableOfType(InvalidConfigException.class,
+                () -> ConfigLoader.parse("portico {\n" + config + "}", "x.conf", prefix));
         assertThat(e).as("bare durations must be refused:\n%s", config).isNotNull();
         Set<String> refused = e.problems().stream().filter(p -> p.message().contains("'75' has no unit"))
                 .map(ConfigProblem::key).collect(Collectors.toCollection(TreeSet::new));

@@ -64,7 +64,8 @@ class ProblemMessagesTest {
 
     @Test
     void aBadMetricsFormatIsStillAMetricsLocation() {
-        assertThat(problems("locations = [{ path = \"/m\", metrics = json, autoindex = true }]")).containsExactlyInAnyOrder(
+        assertThat(problems("locations = [{ path = \"/m\", metrics = json, autoindex = true }]"))
+                .containsExactlyInAnyOrder(
                 "x.conf:2: portico.locations.0.autoindex: has no effect on a metrics location",
                 "x.conf:2: portico.locations.0.metrics: 'json' (expected: prometheus)");
     }

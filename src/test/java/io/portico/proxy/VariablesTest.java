@@ -47,7 +47,8 @@ class VariablesTest {
             Response noQuery = exchange(server, "GET /p HTTP/1.0\r\n\r\n");
             assertThat(noQuery.text()).as("no Host: the address reached").isEqualTo(
                     "http|127.0.0.1|/p||127.0.0.1|/p|127.0.0.1x");
-            Response absolute = exchange(server, "GET http://Other.Test:81/r?z HTTP/1.1\r\nHost: other.test:81\r\n\r\n");
+            Response absolute =
+                    exchange(server, "GET http://Other.Test:81/r?z HTTP/1.1\r\nHost: other.test:81\r\n\r\n");
             assertThat(absolute.text()).startsWith("http|other.test|");
         } finally {
             server.stop();
@@ -60,7 +61,8 @@ class VariablesTest {
             PorticoServer server = TestServers.start("""
                     upstreams { app { servers = ["127.0.0.1:%d"] } }
                     locations = [{ path = "/", proxy = app,
-                      set-request-headers { X-Original-URI = "$request_uri", X-Front = "$scheme://$host", X-Plain = "1" }
+                      set-request-headers {
+                        X-Original-URI = "$request_uri", X-Front = "$scheme://$host", X-Plain = "1" }
                       set-response-headers { X-Seen-Args = "args=$args", X-Client = "$remote_addr" } }]
                     """.formatted(app.port()));
             try {
