@@ -1,6 +1,9 @@
 package io.portico.cli;
 
 import io.netty.util.ResourceLeakDetector;
+import io.portico.config.Suggestions;
+import java.io.PrintWriter;
+import java.util.Set;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -42,7 +45,38 @@ public final class Main {
     /** Runs the command line and returns the exit code: 0 ok, 1 failed, 2 usage error. */
     public static int run(String... args) {
         CommandLine cli = new CommandLine(new Main());
+        return run(cli, args);
+    }
+
+    /** As {@link #run(String...)}, printing to {@code out} and {@code err}. */
+    static int run(PrintWriter out, PrintWriter err, String... args) {
+        return run(new CommandLine(new Main()).setOut(out).setErr(err), args);
+    }
+
+    private static int run(CommandLine cli, String[] args) {
+        if (args.length > 0 && !args[0].startsWith("-") && !cli.getSubcommands().containsKey(args[0])) {
+            return unknownCommand(cli, args[0]);
+        }
         return cli.execute(withDefaultSubcommand(cli, args));
+    }
+
+    /**
+     * A first word that names no command is a usage error (exit 2), not options for serve: {@code portico chek}
+     * must not start a server, and {@code portico reload} must not look like it reloaded one.
+     */
+    private static int unknownCommand(CommandLine cli, String word) {
+        PrintWriter err = cli.getErr();
+        if (word.equals("reload")) {
+            err.println("portico: reload is not available yet (issue 25); to apply a new configuration, run"
+                    + " 'portico check' and restart portico (SIGHUP is logged and ignored)");
+        } else {
+            Set<String> commands = cli.getSubcommands().keySet();
+            err.println("portico: unknown command '" + word + "'" + Suggestions.closest(word, commands)
+                    .map(s -> "; did you mean '" + s + "'?")
+                    .orElse(" (expected: one of " + String.join(", ", commands) + ")"));
+        }
+        err.flush();
+        return 2;
     }
 
     private static String[] withDefaultSubcommand(CommandLine cli, String[] args) {

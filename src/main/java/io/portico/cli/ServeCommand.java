@@ -16,7 +16,10 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** {@code portico serve}: run until SIGTERM or SIGINT, then drain gracefully. */
+/**
+ * {@code portico serve}: run until SIGTERM or SIGINT, then drain gracefully; SIGHUP is ignored and SIGUSR1
+ * reopens the log files ({@link SignalHandlers}).
+ */
 @Command(name = "serve", mixinStandardHelpOptions = true, description = "Run Portico (the default command).")
 final class ServeCommand implements Callable<Integer> {
     @Mixin
@@ -46,6 +49,7 @@ final class ServeCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
+        SignalHandlers.install();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             running.close();

@@ -173,8 +173,8 @@ public final class ConfigDump {
             kv("metrics", m.format());
         } else if (l.target() instanceof TargetConfig.Return r) {
             kv("return", "{ status = " + r.status()
-                    + r.location().map(x -> ", location = " + str(x)).orElse("")
-                    + (r.body().isEmpty() ? "" : ", body = " + str(r.body())) + " }");
+                    + r.location().map(x -> ", location = " + str(x.text())).orElse("")
+                    + (r.body().text().isEmpty() ? "" : ", body = " + str(r.body().text())) + " }");
         }
         kv("rate-limit", list(l.rateLimits()));
         kv("limit-conn", list(l.limitConn()));
@@ -219,12 +219,13 @@ public final class ConfigDump {
         return items.stream().map(ConfigDump::str).collect(Collectors.joining(", ", "[", "]"));
     }
 
-    private static String map(Map<String, String> m) {
+    private static String map(Map<String, ?> m) {
         if (m.isEmpty()) {
             return "{}";
         }
         return m.entrySet().stream().sorted(Map.Entry.comparingByKey())
-                .map(e -> str(e.getKey()) + " = " + str(e.getValue())).collect(Collectors.joining(", ", "{ ", " }"));
+                .map(e -> str(e.getKey()) + " = " + str(String.valueOf(e.getValue())))
+                .collect(Collectors.joining(", ", "{ ", " }"));
     }
 
     static String dur(Duration d) {

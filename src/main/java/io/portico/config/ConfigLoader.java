@@ -137,6 +137,16 @@ public final class ConfigLoader {
     private static List<ListenAddress> readListen(Node root) {
         List<ListenAddress> out = new ArrayList<>();
         for (String s : root.strings("listen")) {
+            List<String> words = List.of(s.strip().split("\\s+"));
+            if (words.size() > 1) {
+                // nginx's "listen 443 ssl http2 default_server": Portico has no listen parameters, and no TLS yet.
+                boolean tls = words.contains("ssl");
+                root.problem("listen", "'" + s + "': " + (tls
+                        ? "TLS listeners are not supported yet: terminate TLS in front of Portico (a load balancer,"
+                                + " HAProxy, stunnel) and listen on plain HTTP (expected: \"host:port\" without ssl)"
+                        : "listen takes no parameters (expected: \"host:port\", \"[::1]:port\" or \"*:port\")"));
+                continue;
+            }
             try {
                 out.add(Addresses.listen(s));
             } catch (IllegalArgumentException e) {

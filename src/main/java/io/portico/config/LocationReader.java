@@ -86,15 +86,28 @@ final class LocationReader {
         known.addAll(PROXY_KEYS);
         known.addAll(MATCHES);
         known.addAll(TARGETS);
-        String kind = target instanceof TargetConfig.Static ? "on a static location"
-                : target instanceof TargetConfig.Proxy ? "on a proxy location"
-                : target instanceof TargetConfig.Metrics ? "on a metrics location" : "on a return location";
-        n.finish(known, kind);
+        n.finish(known, kindOf(targetKeys));
         if (match == null || target == null) {
             return Optional.empty();
         }
         String origin = n.origin().description();
         return Optional.of(new LocationConfig(match, target, rateLimits, limitConn, allow, deny, origin));
+    }
+
+    /**
+     * What kind of location a key means nothing on, from the target key the user wrote rather than the target
+     * read: a target that could not be read (an unsupported proxy scheme) is still a proxy location.
+     */
+    private static String kindOf(List<String> targetKeys) {
+        if (targetKeys.size() != 1) {
+            return "on a location without exactly one target";
+        }
+        return switch (targetKeys.get(0)) {
+            case "alias", "root" -> "on a static location";
+            case "proxy" -> "on a proxy location";
+            case "metrics" -> "on a metrics location";
+            default -> "on a return location";
+        };
     }
 
     private LocationConfig.Match readMatch(Node n, List<String> keys) {
@@ -169,7 +182,9 @@ final class LocationReader {
         List<String> tryFiles = n.strings("try-files");
         for (int i = 0; i < tryFiles.size(); i++) {
             String t = tryFiles.get(i);
-            if (t.startsWith("@")) {
+            if (t.startsWith("=")) {
+                tryFilesStatus(n, t, i == tryFiles.size() - 1);
+            } else if (t.startsWith("@")) {
                 if (i != tryFiles.size() - 1) {
                     n.problem("try-files", "'" + t + "' must come last (expected: a fallback @upstream at the end)");
                 } else if (!upstreams.contains(t.substring(1))) {
@@ -177,7 +192,7 @@ final class LocationReader {
                             + new java.util.TreeSet<>(upstreams) + ")");
                 }
             } else if (!t.startsWith("$uri") && !t.startsWith("/")) {
-                n.problem("try-files", "'" + t + "' (expected: $uri, $uri/..., /path or @upstream)");
+                n.problem("try-files", "'" + t + "' (expected: $uri, $uri/..., /path, a last @upstream or =CODE)");
             }
         }
         boolean autoindex = n.bool("autoindex");
@@ -191,8 +206,24 @@ final class LocationReader {
                 dir, key.equals("alias"), index, tryFiles, autoindex, expires, cacheControl, precompressed, dotfiles);
     }
 
+    /** nginx's {@code try_files ... =404}: the answer when no earlier entry exists, so only last, and an error. */
+    private static void tryFilesStatus(Node n, String entry, boolean last) {
+        if (!last) {
+            n.problem("try-files", "'" + entry + "' must come last (expected: =CODE as the final entry)");
+            return;
+        }
+        String code = entry.substring(1);
+        if (!code.matches("[0-9]{3}") || Integer.parseInt(code) < 400 || Integer.parseInt(code) > 599) {
+            n.problem("try-files", "'" + entry + "' is not an error status (expected: =400 to =599, e.g. =404)");
+        }
+    }
+
     private TargetConfig.Proxy readProxy(Node n) {
         String proxy = n.string("proxy");
+        if (unsupportedScheme(n, proxy)) {
+            PROXY_KEYS.forEach(n::isSet); // its proxy options would be fine on a proxy it could speak to
+            return null;
+        }
         String upstream = proxy;
         Optional<String> uriPrefix = Optional.empty();
         if (proxy.startsWith("http://")) {
@@ -216,11 +247,31 @@ final class LocationReader {
         long buffers = n.bytes("proxy-buffers", 0, Integer.MAX_VALUE);
         boolean via = n.bool("via");
         Set<ForwardedHeader> forwarded = forwardedHeaders(n);
-        Map<String, String> req = headers(n, "set-request-headers");
-        Map<String, String> resp = headers(n, "set-response-headers");
+        Map<String, TextTemplate> req = headers(n, "set-request-headers");
+        Map<String, TextTemplate> resp = headers(n, "set-response-headers");
         return new TargetConfig.Proxy(
                 upstream, uriPrefix, host.equals("upstream"), requestBuffering, responseBuffering, bodyBuffer, buffers,
                 via, forwarded, req, resp, n.bool("merge-slashes"));
+    }
+
+    /** A {@code scheme://} other than http: says what is missing and what to write instead. */
+    private static boolean unsupportedScheme(Node n, String proxy) {
+        int colon = proxy.indexOf("://");
+        if (colon < 0 || proxy.startsWith("http://")) {
+            return false;
+        }
+        String scheme = proxy.substring(0, colon).toLowerCase(java.util.Locale.ROOT);
+        String why = switch (scheme) {
+            case "uwsgi", "fastcgi" -> scheme + " upstreams are not supported yet (issue 26)"
+                    + " (expected: proxy = NAME, an upstream speaking HTTP: start uWSGI with --http-socket"
+                    + " 127.0.0.1:5000, PHP-FPM behind an HTTP server, and upstreams { NAME { servers ="
+                    + " [\"127.0.0.1:5000\"] } })";
+            case "https" -> "TLS to upstreams is not supported yet (expected: proxy = NAME or \"http://NAME/prefix/\")";
+            default -> "'" + scheme + "://' is not a protocol Portico speaks to upstreams"
+                    + " (expected: proxy = NAME or \"http://NAME/prefix/\")";
+        };
+        n.problem("proxy", "'" + proxy + "': " + why);
+        return true;
     }
 
     private static Set<ForwardedHeader> forwardedHeaders(Node n) {
@@ -233,14 +284,24 @@ final class LocationReader {
         return Collections.unmodifiableSet(out);
     }
 
-    private static Map<String, String> headers(Node n, String key) {
-        Map<String, String> out = new LinkedHashMap<>();
+    private static Map<String, TextTemplate> headers(Node n, String key) {
+        Map<String, TextTemplate> out = new LinkedHashMap<>();
         n.object(key, null).ifPresent(h -> {
             for (String name : h.keys()) {
-                out.put(name, h.string(name));
+                out.put(name, template(h, name, h.string(name)));
             }
         });
         return Map.copyOf(out);
+    }
+
+    /** The text compiled into its variables; an unknown one is a problem of {@code key}. */
+    private static TextTemplate template(Node n, String key, String text) {
+        try {
+            return TextTemplate.parse(text);
+        } catch (IllegalArgumentException e) {
+            n.problem(key, "'" + text + "': " + e.getMessage());
+            return TextTemplate.literal(text);
+        }
     }
 
     private static TargetConfig.Metrics readMetrics(Node n) {
@@ -254,7 +315,7 @@ final class LocationReader {
 
     private TargetConfig.Return readReturn(Node n) {
         if (n.valueType("return") == ConfigValueType.NUMBER) {
-            return new TargetConfig.Return(n.integer("return", 100, 599), Optional.empty(), "");
+            return new TargetConfig.Return(n.integer("return", 100, 599), Optional.empty(), TextTemplate.literal(""));
         }
         Optional<Node> obj = n.object("return", null);
         if (obj.isEmpty()) {
@@ -262,8 +323,8 @@ final class LocationReader {
         }
         Node r = obj.get();
         int status = r.integer("status", 100, 599);
-        Optional<String> location = r.optionalString("location");
-        String body = r.optionalString("body").orElse("");
+        Optional<TextTemplate> location = r.optionalString("location").map(l -> template(r, "location", l));
+        TextTemplate body = template(r, "body", r.optionalString("body").orElse(""));
         if (status >= 300 && status < 400 && location.isEmpty()) {
             r.problem("status", status + " needs a location (expected: location = \"https://...\")");
         }

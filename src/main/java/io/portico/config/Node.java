@@ -112,13 +112,39 @@ final class Node {
         return v;
     }
 
+    /**
+     * A duration. Every duration key is read here, so here is where a bare number is refused: Typesafe Config
+     * reads {@code 75} as 75 ms, where nginx reads it as 75 s; either guess would surprise someone. {@code 0} means
+     * the same in any unit and stays allowed.
+     */
     Duration duration(String name, Duration min) {
+        Optional<String> bare = bareNumber(name);
+        if (bare.isPresent()) {
+            read.add(name);
+            problem(name, "'" + bare.get() + "' has no unit, which would mean " + bare.get() + " milliseconds"
+                    + " (expected: a unit, such as " + bare.get() + "s, or " + bare.get() + "ms if meant)");
+            return min;
+        }
         Duration v = get(name, "a duration such as 500ms, 10s, 5m", c -> c.getDuration(q(name)), min);
         if (v.compareTo(min) < 0) {
             problem(name, v + " is too short (expected: >= " + min.toMillis() + "ms)");
             return min;
         }
         return v;
+    }
+
+    /** The text of a value that is a number without a unit (not 0), quoted or not. */
+    private Optional<String> bareNumber(String name) {
+        if (!config.hasPath(q(name))) {
+            return Optional.empty();
+        }
+        ConfigValue v = config.getValue(q(name));
+        if (v.valueType() != ConfigValueType.NUMBER && v.valueType() != ConfigValueType.STRING) {
+            return Optional.empty();
+        }
+        String text = String.valueOf(v.unwrapped()).strip();
+        return text.matches("[0-9]+(\\.[0-9]+)?") && !text.matches("0+(\\.0+)?")
+                ? Optional.of(text) : Optional.empty();
     }
 
     /** A string or a list of strings, as a list. */

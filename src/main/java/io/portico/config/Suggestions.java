@@ -4,10 +4,10 @@ import java.util.Collection;
 import java.util.Optional;
 
 /** "Did you mean": the known name closest to a misspelt one, by edit distance. */
-final class Suggestions {
+public final class Suggestions {
     private Suggestions() {}
 
-    static Optional<String> closest(String wrong, Collection<String> known) {
+    public static Optional<String> closest(String wrong, Collection<String> known) {
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (String k : known) {

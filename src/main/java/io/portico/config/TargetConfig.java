@@ -14,7 +14,7 @@ public sealed interface TargetConfig {
      * Files from a directory. With {@code alias} the location prefix is replaced by {@code dir}; otherwise
      * ({@code root}) the whole URI path is appended to {@code dir}.
      *
-     * @param tryFiles nginx's try_files: {@code $uri}, {@code $uri/...}, and a last {@code @upstream} fallback
+     * @param tryFiles nginx's try_files: {@code $uri}, {@code $uri/...}, and a last {@code @upstream} or {@code =CODE}
      */
     record Static(
             Path dir,
@@ -30,7 +30,8 @@ public sealed interface TargetConfig {
 
     /**
      * An upstream pool. {@code uriPrefix}, when present, replaces the location prefix like nginx's
-     * {@code proxy_pass http://app/prefix/}; {@code forwardedHeaders} are the forwarding headers Portico sets;
+     * {@code proxy_pass http://app/prefix/}; {@code forwardedHeaders} are the forwarding headers Portico sets; the
+     * values of {@code setRequestHeaders} and {@code setResponseHeaders} may hold variables;
      * {@code mergeSlashes = false} forwards the normalized path with its empty segments kept.
      */
     record Proxy(
@@ -43,13 +44,13 @@ public sealed interface TargetConfig {
             long proxyBuffers,
             boolean via,
             Set<ForwardedHeader> forwardedHeaders,
-            Map<String, String> setRequestHeaders,
-            Map<String, String> setResponseHeaders,
+            Map<String, TextTemplate> setRequestHeaders,
+            Map<String, TextTemplate> setResponseHeaders,
             boolean mergeSlashes)
             implements TargetConfig {}
 
-    /** A fixed answer: a redirect when {@code location} is set, else {@code body}. */
-    record Return(int status, Optional<String> location, String body) implements TargetConfig {}
+    /** A fixed answer: a redirect when {@code location} is set, else {@code body}; both may hold variables. */
+    record Return(int status, Optional<TextTemplate> location, TextTemplate body) implements TargetConfig {}
 
     /** The server's counters in a monitoring format; {@code prometheus} (text exposition format 0.0.4) only. */
     record Metrics(String format) implements TargetConfig {}

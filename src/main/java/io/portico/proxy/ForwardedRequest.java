@@ -20,8 +20,10 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.portico.config.ForwardedHeader;
 import io.portico.config.LocationConfig;
+import io.portico.config.TextTemplate;
 import io.portico.route.ClientExchange;
 import io.portico.config.RequestPath;
+import io.portico.route.Variables;
 import io.portico.upstream.UpstreamServer;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -83,11 +85,11 @@ final class ForwardedRequest {
             String via = src.get(HttpHeaderNames.VIA);
             out.set(HttpHeaderNames.VIA, via == null ? VIA : via + ", " + VIA);
         }
-        for (Map.Entry<String, String> e : settings.target().setRequestHeaders().entrySet()) {
-            if (e.getValue().isEmpty()) {
+        for (Map.Entry<String, TextTemplate> e : settings.target().setRequestHeaders().entrySet()) {
+            if (e.getValue().text().isEmpty()) {
                 out.remove(e.getKey());
             } else {
-                out.set(e.getKey(), e.getValue());
+                out.set(e.getKey(), Variables.expand(e.getValue(), client, in));
             }
         }
         String target = uri(path(client, settings), settings) + query(in.uri());
@@ -141,13 +143,66 @@ final class ForwardedRequest {
         if (chosen.contains(FORWARDED)) {
             StringBuilder element = new StringBuilder("for=").append(node(peerAddress, peer));
             if (host != null) {
-                element.append(";host=\"").append(host.replace("\"", "")).append('"');
+                element.append(";host=").append(quoted(host));
             }
             element.append(";proto=").append(proto);
-            String inForwarded = src.get(FORWARDED.header);
-            out.set(FORWARDED.header,
-                    trusted && inForwarded != null ? inForwarded + ", " + element : element.toString());
+            out.set(FORWARDED.header, trusted ? earlierHops(src) + element : element.toString());
         }
+    }
+
+    /**
+     * What a trusted proxy said about the hops before it, as the start of Forwarded (with a trailing ", "), or "".
+     * Its own Forwarded is kept as sent; when it sent only X-Forwarded-*, those are converted, so that Forwarded's
+     * first element names the client and its scheme as X-Forwarded-For and -Proto do, not the balancer (an app that
+     * reads Forwarded, like Spring's ForwardedHeaderFilter, takes the first element). Each later element is a hop;
+     * Portico's own, appended by the caller, describes the request it received (RFC 7239 section 4).
+     */
+    private static String earlierHops(HttpHeaders src) {
+        String inForwarded = src.get(FORWARDED.header);
+        if (inForwarded != null && !inForwarded.isBlank()) {
+            return inForwarded + ", ";
+        }
+        String xff = src.get(X_FORWARDED_FOR.header);
+        if (xff == null || xff.isBlank()) {
+            return "";
+        }
+        String inProto = src.get(X_FORWARDED_PROTO.header);
+        String inHost = src.get(X_FORWARDED_HOST.header);
+        StringBuilder out = new StringBuilder();
+        boolean first = true;
+        for (String hop : xff.split(",")) {
+            hop = hop.strip();
+            if (hop.isEmpty()) {
+                continue;
+            }
+            out.append("for=").append(forwardedNode(hop));
+            if (first && inHost != null && !inHost.isBlank()) {
+                out.append(";host=").append(quoted(inHost.strip()));
+            }
+            if (first && inProto != null && (inProto.strip().equalsIgnoreCase("http")
+                    || inProto.strip().equalsIgnoreCase("https"))) {
+                out.append(";proto=").append(inProto.strip().toLowerCase(java.util.Locale.ROOT));
+            }
+            out.append(", ");
+            first = false;
+        }
+        return out.toString();
+    }
+
+    /** An X-Forwarded-For entry as an RFC 7239 node: IPv4 and "unknown" bare, IPv6 bracketed, the rest quoted. */
+    private static String forwardedNode(String hop) {
+        if (hop.matches("[0-9.]+") || hop.equalsIgnoreCase("unknown") || hop.matches("_[A-Za-z0-9._-]+")) {
+            return hop;
+        }
+        if (hop.indexOf(':') != hop.lastIndexOf(':') && hop.matches("[0-9A-Fa-f:.]+")) { // IPv6: two colons or more
+            return "\"[" + hop + "]\"";
+        }
+        return quoted(hop);
+    }
+
+    /** A quoted-string; quotes and backslashes, which only a forger would send, are dropped. */
+    private static String quoted(String value) {
+        return '"' + value.replace("\"", "").replace("\\", "") + '"';
     }
 
     private static boolean hasUnderscore(CharSequence name) {

@@ -4,20 +4,27 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.portico.config.TextTemplate;
+import io.portico.route.ClientExchange;
+import io.portico.route.Variables;
 import java.util.Map;
 
 /**
  * Rewrites an upstream response head in place for the client: hop-by-hop headers removed, re-framed for the
  * client connection (chunked when the upstream delimited the body by closing), Via and the location's
- * {@code setResponseHeaders} applied (an empty value removes). Connection headers are the server's job.
+ * {@code setResponseHeaders} applied (an empty value removes; variables take the client request's values).
+ * Connection headers are the server's job.
  */
 final class ForwardedResponse {
     private ForwardedResponse() {}
 
-    static void rewrite(HttpResponse response, HttpMethod method, HttpVersion clientVersion, ProxySettings settings) {
+    static void rewrite(HttpResponse response, HttpRequest request, ClientExchange client, ProxySettings settings) {
+        HttpMethod method = request.method();
+        HttpVersion clientVersion = request.protocolVersion();
         HttpHeaders h = response.headers();
         boolean hadLength = h.contains(HttpHeaderNames.CONTENT_LENGTH);
         // A HEAD response keeps saying how the GET would be framed, so the client connection stays reusable.
@@ -32,11 +39,11 @@ final class ForwardedResponse {
             String via = h.get(HttpHeaderNames.VIA);
             h.set(HttpHeaderNames.VIA, via == null ? ForwardedRequest.VIA : via + ", " + ForwardedRequest.VIA);
         }
-        for (Map.Entry<String, String> e : settings.target().setResponseHeaders().entrySet()) {
-            if (e.getValue().isEmpty()) {
+        for (Map.Entry<String, TextTemplate> e : settings.target().setResponseHeaders().entrySet()) {
+            if (e.getValue().text().isEmpty()) {
                 h.remove(e.getKey());
             } else {
-                h.set(e.getKey(), e.getValue());
+                h.set(e.getKey(), Variables.expand(e.getValue(), client, request));
             }
         }
     }

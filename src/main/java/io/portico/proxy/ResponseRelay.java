@@ -27,6 +27,8 @@ final class ResponseRelay {
     private final ClientExchange client;
     private final HttpVersion clientVersion;
     private final HttpMethod method;
+    /** The client's request head, for the variables of set-response-headers. */
+    private final HttpRequest request;
     private final boolean websocket;
     private final ResponseWriter writer;
     private boolean started;
@@ -43,6 +45,7 @@ final class ResponseRelay {
         this.client = client;
         this.clientVersion = request.protocolVersion();
         this.method = request.method();
+        this.request = request;
         this.websocket = websocket;
         Channel clientChannel = client.channel();
         long budget = settings.target().responseBuffering() ? Math.max(settings.target().proxyBuffers(), 1) : 0;
@@ -128,7 +131,7 @@ final class ResponseRelay {
         }
         started = true;
         upstreamKeepAlive = HttpUtil.isKeepAlive(response);
-        ForwardedResponse.rewrite(response, method, clientVersion, settings);
+        ForwardedResponse.rewrite(response, request, client, settings);
         if (response instanceof FullHttpResponse) {
             return true;
         }

@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * nginx's try_files, parsed once per location: the candidates tried in order ({@code $uri} is the request path
- * below the location directory) and what to do when none exists. No try-files means "{@code $uri} as a file or a
+ * below the location directory) and what to do when none exists: a named upstream ({@code @app}) or, with a last
+ * {@code =CODE} as in nginx, the error page of that status. No try-files means "{@code $uri} as a file or a
  * directory", the plain static behaviour.
  */
 record TryFiles(List<Candidate> candidates, Fallback fallback) {
@@ -48,8 +49,8 @@ record TryFiles(List<Candidate> candidates, Fallback fallback) {
         }
         if (last.startsWith("=")) {
             int code = Integer.parseInt(last.substring(1).trim());
-            if (code < 100 || code > 599) {
-                throw new IllegalArgumentException("tryFiles: " + last + " (expected: =100..=599)");
+            if (code < 400 || code > 599) {
+                throw new IllegalArgumentException("tryFiles: " + last + " (expected: =400..=599)");
             }
             return new TryFiles(List.copyOf(candidates), new Fallback.Status(code));
         }

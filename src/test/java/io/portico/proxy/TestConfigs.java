@@ -4,6 +4,7 @@ import io.portico.config.HealthCheckConfig;
 import io.portico.config.ForwardedHeader;
 import io.portico.config.LocationConfig;
 import io.portico.config.TargetConfig;
+import io.portico.config.TextTemplate;
 import io.portico.config.UpstreamAddress;
 import io.portico.config.UpstreamConfig;
 import io.portico.config.UpstreamServerConfig;
@@ -78,7 +79,13 @@ final class TestConfigs {
     static TargetConfig.Proxy target(Optional<String> uriPrefix, boolean via, Map<String, String> setRequest,
             Map<String, String> setResponse) {
         return new TargetConfig.Proxy("app", uriPrefix, false, true, true, 16 * 1024, 4 * 1024 * 1024, via,
-                ForwardedHeader.ALL, setRequest, setResponse, true);
+                ForwardedHeader.ALL, literals(setRequest), literals(setResponse), true);
+    }
+
+    private static Map<String, TextTemplate> literals(Map<String, String> headers) {
+        Map<String, TextTemplate> out = new java.util.HashMap<>();
+        headers.forEach((name, value) -> out.put(name, TextTemplate.literal(value)));
+        return Map.copyOf(out);
     }
 
     static LocationConfig location(String prefix, TargetConfig target) {

@@ -2,6 +2,7 @@ package io.portico.route;
 
 import io.portico.config.LocationConfig;
 import io.portico.config.TargetConfig;
+import io.portico.config.TextTemplate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -41,7 +42,7 @@ public class RouterBenchmark {
     @Setup
     public void build() {
         List<LocationConfig> all = new ArrayList<>();
-        TargetConfig target = new TargetConfig.Return(200, Optional.empty(), "ok");
+        TargetConfig target = new TargetConfig.Return(200, Optional.empty(), TextTemplate.literal("ok"));
         for (int i = 0; i < locations; i++) {
             all.add(new LocationConfig(new LocationConfig.Match(LocationConfig.Match.Kind.PREFIX, "/app" + i + "/api/"),
                     target, List.of(), List.of(), "bench"));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.portico.config.LocationConfig;
 import io.portico.config.LocationConfig.Match.Kind;
 import io.portico.config.TargetConfig;
+import io.portico.config.TextTemplate;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -13,7 +14,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class RouterTest {
-    private static final TargetConfig TARGET = new TargetConfig.Return(200, Optional.empty(), "");
+    private static final TargetConfig TARGET = new TargetConfig.Return(200, Optional.empty(), TextTemplate.literal(""));
 
     private static LocationConfig location(Kind kind, String value) {
         return new LocationConfig(new LocationConfig.Match(kind, value), TARGET, List.of(), List.of(), value);

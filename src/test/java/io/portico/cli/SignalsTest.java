@@ -1,0 +1,101 @@
+package io.portico.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.portico.testing.RawHttp;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code portico serve} in a child JVM, sent the signals logrotate and systemd send: it survives HUP, and after a
+ * rename and USR1 the next access-log line lands in a new file while the renamed one keeps every earlier line.
+ */
+class SignalsTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void survivesHupAndReopensTheAccessLogOnUsr1() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/bin/kill")) || Files.isExecutable(Path.of("/usr/bin/kill")),
+                "a kill command");
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        Path accessLog = dir.resolve("access.log");
+        Path conf = dir.resolve("portico.conf");
+        Files.writeString(conf, """
+                portico {
+                  listen = ["127.0.0.1:%d"]
+                  workers = 1
+                  access-log = "%s"
+                  locations = [{ path = "/", return = { status = 200, body = "ok" } }]
+                }
+                """.formatted(port, accessLog.toString().replace("\\", "/")));
+        Path output = dir.resolve("serve.out");
+        Process serve = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve", "--conf", conf.toString())
+                .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(() -> serve.isAlive() ? accepts(port) : fail(output));
+            get(port, "/one");
+
+            kill("HUP", serve.pid());
+            await().atMost(Duration.ofSeconds(10)).until(() -> Files.readString(output).contains("ignoring SIGHUP"));
+            assertThat(serve.isAlive()).as("alive after SIGHUP").isTrue();
+            get(port, "/two"); // buffered, not yet flushed, when the file is renamed below
+
+            Path rotated = dir.resolve("access.log.1");
+            Files.move(accessLog, rotated);
+            kill("USR1", serve.pid());
+            await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(accessLog));
+            assertThat(serve.isAlive()).as("alive after SIGUSR1").isTrue();
+            get(port, "/three");
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> Files.readString(accessLog).contains("GET /three "));
+            assertThat(Files.readString(rotated)).contains("GET /one ", "GET /two ").doesNotContain("/three");
+            assertThat(Files.readString(accessLog)).doesNotContain("/one", "/two");
+        } finally {
+            serve.destroy();
+            if (!serve.waitFor(10, TimeUnit.SECONDS)) {
+                serve.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static void get(int port, String path) throws IOException {
+        try (RawHttp c = new RawHttp(port)) {
+            c.send("GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+            assertThat(c.read().status()).isEqualTo(200);
+        }
+    }
+
+    private static void kill(String signal, long pid) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
+        assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(kill.exitValue()).isZero();
+    }
+
+    private static boolean accepts(int port) {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static boolean fail(Path output) throws IOException {
+        throw new AssertionError("serve exited before listening:\n" + String.join("\n", Files.readAllLines(output)));
+    }
+}

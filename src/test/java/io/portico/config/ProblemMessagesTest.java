@@ -1,0 +1,84 @@
+package io.portico.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Messages for what Portico does not do yet: say what is missing and what to write instead. */
+class ProblemMessagesTest {
+    @TempDir
+    Path prefix;
+
+    @Test
+    void aUwsgiProxySaysUwsgiIsNotSupportedYetAndWhatToWrite() {
+        assertThat(problems("""
+                upstreams { app { servers = ["127.0.0.1:5000"] } }
+                locations = [{ path = "/", proxy = "uwsgi://app", via = true }]""")).containsExactly(
+                "x.conf:3: portico.locations.0.proxy: 'uwsgi://app': uwsgi upstreams are not supported yet (issue 26)"
+                        + " (expected: proxy = NAME, an upstream speaking HTTP: start uWSGI with --http-socket"
+                        + " 127.0.0.1:5000, PHP-FPM behind an HTTP server, and upstreams { NAME { servers ="
+                        + " [\"127.0.0.1:5000\"] } })");
+    }
+
+    @Test
+    void anotherSchemeNamesTheScheme() {
+        assertThat(problems("""
+                upstreams { app { servers = ["127.0.0.1:5000"] } }
+                locations = [{ path = "/", proxy = "grpc://app" }]""")).containsExactly(
+                "x.conf:3: portico.locations.0.proxy: 'grpc://app': 'grpc://' is not a protocol Portico speaks to"
+                        + " upstreams (expected: proxy = NAME or \"http://NAME/prefix/\")");
+    }
+
+    @Test
+    void anSslListenerSaysTlsIsNotSupportedYet() {
+        assertThat(problems("listen = [\"0.0.0.0:443 ssl\"]")).containsExactly(
+                "x.conf:2: portico.listen: '0.0.0.0:443 ssl': TLS listeners are not supported yet: terminate TLS in"
+                        + " front of Portico (a load balancer, HAProxy, stunnel) and listen on plain HTTP"
+                        + " (expected: \"host:port\" without ssl)");
+    }
+
+    @Test
+    void otherListenParametersAreNamedAsParameters() {
+        assertThat(problems("listen = [\"0.0.0.0:80 default_server\"]")).containsExactly(
+                "x.conf:2: portico.listen: '0.0.0.0:80 default_server': listen takes no parameters"
+                        + " (expected: \"host:port\", \"[::1]:port\" or \"*:port\")");
+    }
+
+    @Test
+    void autoindexOnAProxyLocationIsNamedAsSuchEvenWhenItsProxyCannotBeRead() {
+        assertThat(problems("""
+                upstreams { app { servers = ["127.0.0.1:5000"] } }
+                locations = [{ path = "/", proxy = "uwsgi://app", autoindex = true }]"""))
+                .hasSize(2)
+                .contains("x.conf:3: portico.locations.0.autoindex: has no effect on a proxy location");
+        assertThat(problems("""
+                upstreams { app { servers = ["127.0.0.1:5000"] } }
+                locations = [{ path = "/", proxy = app, autoindex = true }]""")).containsExactly(
+                "x.conf:3: portico.locations.0.autoindex: has no effect on a proxy location");
+    }
+
+    @Test
+    void aBadMetricsFormatIsStillAMetricsLocation() {
+        assertThat(problems("locations = [{ path = \"/m\", metrics = json, autoindex = true }]"))
+                .containsExactlyInAnyOrder(
+                "x.conf:2: portico.locations.0.autoindex: has no effect on a metrics location",
+                "x.conf:2: portico.locations.0.metrics: 'json' (expected: prometheus)");
+    }
+
+    private List<String> problems(String body) {
+        try {
+            Files.createDirectories(prefix.resolve("static"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        InvalidConfigException e = catchThrowableOfType(InvalidConfigException.class,
+                () -> ConfigLoader.parse("portico {\n" + body + "\n}", "x.conf", prefix));
+        assertThat(e).as("must be refused: %s", body).isNotNull();
+        return e.problems().stream().map(ConfigProblem::toString).toList();
+    }
+}
