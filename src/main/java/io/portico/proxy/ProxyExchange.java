@@ -169,7 +169,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
             return;
         }
         lastFailure = failure;
-        Failover.Next next = failover.after(failure.kind(), a.reused(), request.replayable(), request.bodyBuffered());
+        Failover.Next next = failover.after(failure.kind(), a.isRequestSent(), a.reused(), request.replayable());
         a.end(false);
         if (next == Failover.Next.SAME_SERVER_FRESH) {
             attemptOn(a.server, true);
