@@ -158,7 +158,7 @@ class ProxyPoolTest {
             UpstreamConfig base = TestConfigs.withRetries(upstream(List.of(server(port))), 0);
             UpstreamConfig u = new UpstreamConfig(base.name(), base.servers(), base.balance(), base.hashKey(),
                     base.keepalive(), base.keepaliveTimeout(), 0, 0, base.queueTimeout(), base.connectTimeout(),
-                    Duration.ofMillis(300), base.readTimeout(), 0, base.healthCheck());
+                    Duration.ofMillis(300), base.readTimeout(), 0, base.healthCheck(), 16 * 1024, 100);
             try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 64L << 20, 1, true);
                     TestClient client = new TestClient(proxy.port())) {
                 int size = 24 << 20;
