@@ -25,7 +25,8 @@ class UpstreamHeadLimitsConfigTest {
 
     @Test
     void areSetPerUpstream() throws Exception {
-        UpstreamConfig u = parse(", proxy-max-header-size = 32k, proxy-max-header-count = 50").upstreams().get("app");
+        UpstreamConfig u =
+                parse(", proxy-max-header-size = 32k, proxy-max-header-count = 50").upstreams().get("app");
         assertThat(u.proxyMaxHeaderSize()).isEqualTo(32 * 1024);
         assertThat(u.proxyMaxHeaderCount()).isEqualTo(50);
     }

@@ -28,7 +28,7 @@ class LoopConnectionsIdleTest {
     private final UpstreamConfig config = new UpstreamConfig("app", List.of(serverConfig),
             UpstreamConfig.Balance.ROUND_ROBIN, "$request_uri", 8, Duration.ofMillis(100), 0, 0, Duration.ofSeconds(1),
             Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(5), 1, Optional.empty(), 16 * 1024, 100);
-    private final UpstreamServer server = new UpstreamServer(serverConfig, 0, System::nanoTime,
+    private final UpstreamServer server = new UpstreamServer("app", serverConfig, 0, System::nanoTime,
             new ConnectionLimit(0, 0, Duration.ofSeconds(1), new AtomicInteger()), true);
     private final LoopConnections pool = new LoopConnections(loop, config, 1);
 
