@@ -100,6 +100,8 @@ public final class ConfigDump {
         kv("send-timeout", dur(u.sendTimeout()));
         kv("read-timeout", dur(u.readTimeout()));
         kv("retries", u.retries());
+        kv("proxy-max-header-size", u.proxyMaxHeaderSize());
+        kv("proxy-max-header-count", u.proxyMaxHeaderCount());
         u.healthCheck().ifPresent(h -> {
             open("health-check");
             kv("path", str(h.path()));

@@ -4,7 +4,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
-/** A named pool of app servers and how Portico talks to them. */
+/**
+ * A named pool of app servers and how Portico talks to them.
+ *
+ * @param proxyMaxHeaderSize bytes of a response's header field lines at most, line endings not counted (the status
+ *     line has its own bound); beyond it the response is a 502
+ * @param proxyMaxHeaderCount header fields of a response at most; beyond it the response is a 502
+ */
 public record UpstreamConfig(
         String name,
         List<UpstreamServerConfig> servers,
@@ -19,7 +25,9 @@ public record UpstreamConfig(
         Duration sendTimeout,
         Duration readTimeout,
         int retries,
-        Optional<HealthCheckConfig> healthCheck) {
+        Optional<HealthCheckConfig> healthCheck,
+        int proxyMaxHeaderSize,
+        int proxyMaxHeaderCount) {
 
     public enum Balance {
         ROUND_ROBIN,

@@ -60,12 +60,14 @@ final class UpstreamReader {
         Duration sendTimeout = n.duration("send-timeout", Duration.ofMillis(1));
         Duration readTimeout = n.duration("read-timeout", Duration.ofMillis(1));
         int retries = n.integer("retries", 0, 100);
+        int maxHeaderSize = (int) n.bytes("proxy-max-header-size", 1, Integer.MAX_VALUE);
+        int maxHeaderCount = n.integer("proxy-max-header-count", 1, Integer.MAX_VALUE);
         Optional<HealthCheckConfig> health =
                 n.object("health-check", defaults.getConfig("health-check")).map(UpstreamReader::readHealth);
         n.finish();
         return new UpstreamConfig(
                 name, List.copyOf(servers), balance, hashKey, keepalive, keepaliveTimeout, maxConnections, maxQueue,
-                queueTimeout, connectTimeout, sendTimeout, readTimeout, retries, health);
+                queueTimeout, connectTimeout, sendTimeout, readTimeout, retries, health, maxHeaderSize, maxHeaderCount);
     }
 
     private static ConfigObject emptyAt(ConfigValue v) {

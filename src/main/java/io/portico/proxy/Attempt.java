@@ -30,6 +30,7 @@ final class Attempt {
     private long lastRead;
     private boolean readPaused;
     private boolean keepSlot; // handed over to the WebSocket relay
+    private boolean logged; // listed in the access log's uaddr/urt
 
     Attempt(UpstreamServer server, EventLoop loop) {
         this.server = server;
@@ -107,8 +108,16 @@ final class Attempt {
         return ended;
     }
 
+    /** From the start of the connect (or the take of a pooled connection); -1 when it never got that far. */
     long elapsedNanos() {
-        return System.nanoTime() - startNanos;
+        return startNanos == 0 ? -1 : System.nanoTime() - startNanos;
+    }
+
+    /** True the first time only: each attempt is listed once in the access log, however it ends. */
+    boolean firstLogged() {
+        boolean first = !logged;
+        logged = true;
+        return first;
     }
 
     void requestSent() {

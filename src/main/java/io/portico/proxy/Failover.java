@@ -5,10 +5,13 @@ package io.portico.proxy;
  * {@code proxy_next_upstream error timeout} within {@code retries}:
  * <ul>
  *   <li>nothing was sent (connect error or connect timeout): the next server, whatever the method;</li>
- *   <li>the request went out (closed, reset, read or send timeout): the next server only for an idempotent method
- *       whose body can be sent again (none, or buffered), so a POST never reaches two app servers;</li>
- *   <li>the keep-alive race (a reused connection closed before any answer): once, a fresh connection to the same
- *       server, if the request can be replayed; this is not a new try nor the server's fault;</li>
+ *   <li>the request was written, even partly (closed, reset, read or send timeout): a non-idempotent request is
+ *       never written again, whatever the connection's history (nginx's {@code non_idempotent} is off by
+ *       default); an idempotent one goes to the next server when its body can be sent again (none, or
+ *       buffered);</li>
+ *   <li>the keep-alive race (a reused connection closed before any answer): an idempotent, replayable request is
+ *       sent once more on a fresh connection to the same server, like nginx's extra try for a cached connection;
+ *       this is not a new try nor the server's fault;</li>
  *   <li>a malformed answer: no retry (nginx's {@code invalid_header} is not in its default either).</li>
  * </ul>
  * Plain object, one per exchange, event loop only.
@@ -32,26 +35,31 @@ final class Failover {
     }
 
     /**
+     * @param written bytes of the request were handed to the connection (the upstream may have acted on them)
      * @param reusedConnection the failed attempt ran on a kept-alive connection
      * @param replayable the request body can be sent again (none, buffered, or not a byte of it sent yet)
-     * @param bodyBuffered the body was buffered whole: a replay is exactly the same request
      */
-    Next after(UpstreamFailure.Kind failure, boolean reusedConnection, boolean replayable, boolean bodyBuffered) {
+    Next after(UpstreamFailure.Kind failure, boolean written, boolean reusedConnection, boolean replayable) {
         return switch (failure) {
-            case CONNECT_ERROR, CONNECT_TIMEOUT -> nextServerIf(true);
-            case CLOSED -> {
-                if (reusedConnection && !staleRetried && replayable && (idempotent || bodyBuffered)) {
-                    staleRetried = true;
-                    yield Next.SAME_SERVER_FRESH;
-                }
-                yield nextServerIf(idempotent && replayable);
-            }
-            case READ_TIMEOUT, SEND_TIMEOUT -> nextServerIf(idempotent && replayable);
+            case CONNECT_ERROR, CONNECT_TIMEOUT -> written ? afterWrite(false, replayable) : nextServer();
+            case CLOSED -> afterWrite(reusedConnection, replayable);
+            case READ_TIMEOUT, SEND_TIMEOUT -> afterWrite(false, replayable);
             case MALFORMED, NO_LIVE_UPSTREAM, QUEUE_FULL -> Next.GIVE_UP;
         };
     }
 
-    private Next nextServerIf(boolean safe) {
-        return safe && tries <= retries ? Next.NEXT_SERVER : Next.GIVE_UP;
+    private Next afterWrite(boolean reusedConnection, boolean replayable) {
+        if (!idempotent || !replayable) {
+            return Next.GIVE_UP;
+        }
+        if (reusedConnection && !staleRetried) {
+            staleRetried = true;
+            return Next.SAME_SERVER_FRESH;
+        }
+        return nextServer();
+    }
+
+    private Next nextServer() {
+        return tries <= retries ? Next.NEXT_SERVER : Next.GIVE_UP;
     }
 }

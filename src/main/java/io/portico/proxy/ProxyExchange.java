@@ -74,6 +74,9 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         }
         UpstreamServer s = settings.pool().select(new Selection(hashKey, client.clientAddress().getAddress(), tried));
         if (s == null) {
+            if (lastFailure == null) {
+                settings.pool().errorLog().warn(UpstreamFailure.NO_LIVE.detail());
+            }
             reject(lastFailure == null ? UpstreamFailure.NO_LIVE : lastFailure);
             return;
         }
@@ -88,7 +91,11 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         a.acquirePermit(
                 () -> a.connect(settings.pool().connections(loop), fresh, this, () -> send(a),
                         cause -> failed(a, UpstreamFailure.connect(a.server, cause))),
-                () -> reject(UpstreamFailure.queueFull(s)));
+                () -> {
+                    UpstreamFailure full = UpstreamFailure.queueFull(s);
+                    s.errorLog().warn(full.detail());
+                    reject(full);
+                });
     }
 
     private void send(Attempt a) {
@@ -156,11 +163,14 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
      * {@code max-fails}.
      */
     private void failed(Attempt a, UpstreamFailure failure) {
+        logAttempt(a);
         if (response.started()) {
+            a.server.errorLog().warn(failure.detail() + " after the response head went to the client");
             a.server.failed();
-            abortClient(failure.reason());
+            abortClient(failure.note());
             return;
         }
+        a.server.errorLog().warn(failure.detail());
         if (response.dropHeldHead()) {
             // The upstream began to answer and broke off before any of it reached the client: the client gets a
             // whole 502/504 on a connection that stays usable. Not replayed: the app has acted on the request.
@@ -169,7 +179,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
             return;
         }
         lastFailure = failure;
-        Failover.Next next = failover.after(failure.kind(), a.reused(), request.replayable(), request.bodyBuffered());
+        Failover.Next next = failover.after(failure.kind(), a.isRequestSent(), a.reused(), request.replayable());
         a.end(false);
         if (next == Failover.Next.SAME_SERVER_FRESH) {
             attemptOn(a.server, true);
@@ -209,30 +219,41 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
     }
 
     private void reject(UpstreamFailure failure) {
-        reject(failure.status(), failure.reason());
+        reject(failure.status(), failure.note());
     }
 
-    void reject(HttpResponseStatus status, String reason) {
+    /** @param note the access log note, {@code key="value"} */
+    void reject(HttpResponseStatus status, String note) {
         if (finished) {
             return;
         }
-        logFailedUpstream();
+        endLog(note);
         finish();
-        client.log().note(reason);
         client.sendError(status, null, !request.clientBodyDone());
     }
 
-    void abortClient(String reason) {
-        logFailedUpstream();
+    /** @param note the access log note, {@code key="value"} */
+    void abortClient(String note) {
+        endLog(note);
         finish();
-        client.log().note(reason);
         client.channel().close();
     }
 
-    /** Like nginx's $upstream_addr, the log names the server that failed (its time: -1, it did not answer). */
-    private void logFailedUpstream() {
-        if (current != null && "-".equals(client.log().upstream())) {
-            client.log().upstream(current.server.name(), -1);
+    private void endLog(String note) {
+        if (current != null) {
+            logAttempt(current);
+        }
+        String before = client.log().note(); // a rate-limit zone's note stays ahead of it
+        client.log().note("-".equals(before) ? note : before + ' ' + note);
+    }
+
+    /**
+     * Lists {@code a} in the access log, once: like nginx's $upstream_addr and $upstream_response_time, every server
+     * tried appears, in order, with the time spent on it (failed tries included).
+     */
+    void logAttempt(Attempt a) {
+        if (a.firstLogged()) {
+            client.log().upstream(a.server.name(), a.elapsedNanos());
         }
     }
 
@@ -259,7 +280,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
      */
     Attempt.Handover takeConnection() {
         Attempt a = current;
-        client.log().upstream(a.server.name(), a.elapsedNanos());
+        logAttempt(a);
         Attempt.Handover h = a.detach();
         finish();
         return h;

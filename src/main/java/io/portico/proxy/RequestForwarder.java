@@ -16,6 +16,8 @@ import java.util.ArrayDeque;
  * is not read while the upstream cannot take more (streaming) or the buffer's file writes lag. Event loop only.
  */
 final class RequestForwarder {
+    private static final String BODY_TOO_LARGE = LogNotes.quoted("error", "request body over max-body-size");
+    private static final String BODY_NOT_STORED = LogNotes.quoted("error", "request body temp file failed");
     private final ProxyExchange exchange;
     private final ProxySettings settings;
     private final Channel clientChannel;
@@ -82,7 +84,7 @@ final class RequestForwarder {
             boolean fits = buffered.add(content.content().retain());
             content.release();
             if (!fits) {
-                exchange.reject(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "request body over maxBodySize");
+                exchange.reject(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, BODY_TOO_LARGE);
             } else if (last) {
                 bufferedBodyComplete();
             }
@@ -91,7 +93,7 @@ final class RequestForwarder {
         streamedBytes += content.content().readableBytes();
         if (streamedBytes > settings.maxBodySize()) {
             content.release();
-            exchange.reject(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "request body over maxBodySize");
+            exchange.reject(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, BODY_TOO_LARGE);
             return;
         }
         clientBodyDone |= last;
@@ -113,7 +115,7 @@ final class RequestForwarder {
             if (stored) {
                 exchange.attempt();
             } else {
-                exchange.reject(HttpResponseStatus.INTERNAL_SERVER_ERROR, "request body temp file failed");
+                exchange.reject(HttpResponseStatus.INTERNAL_SERVER_ERROR, BODY_NOT_STORED);
             }
         });
     }

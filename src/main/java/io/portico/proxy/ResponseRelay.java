@@ -103,7 +103,7 @@ final class ResponseRelay {
     private boolean head(HttpResponse response) {
         if (!response.decoderResult().isSuccess()) {
             ReferenceCountUtil.release(response);
-            exchange.upstreamBroken("malformed upstream response head: " + response.decoderResult().cause());
+            exchange.upstreamBroken("malformed response head: " + LogNotes.describe(response.decoderResult().cause()));
             return false;
         }
         int code = response.status().code();
@@ -111,7 +111,7 @@ final class ResponseRelay {
             // Netty takes any number; a status outside 1xx-5xx is not HTTP, and relaying it broke the client's
             // connection without an answer.
             ReferenceCountUtil.release(response);
-            exchange.upstreamBroken("upstream status " + code + " outside 100-599");
+            exchange.upstreamBroken("status " + code + " outside 100-599");
             return false;
         }
         if (code == 101) {
@@ -119,7 +119,7 @@ final class ResponseRelay {
                 WebSocketRelay.upgrade(exchange, response);
             } else {
                 ReferenceCountUtil.release(response);
-                exchange.upstreamBroken("upstream switched protocols unasked");
+                exchange.upstreamBroken("101 Switching Protocols not asked for");
             }
             return false;
         }
@@ -152,12 +152,12 @@ final class ResponseRelay {
         }
         if (!content.decoderResult().isSuccess()) {
             content.release();
-            exchange.upstreamBroken("malformed upstream response body: " + content.decoderResult().cause());
+            exchange.upstreamBroken("malformed response body: " + LogNotes.describe(content.decoderResult().cause()));
             return;
         }
         if (content instanceof LastHttpContent last) {
             // Everything is settled before the last write: on it the server logs the request and may start the next.
-            client.log().upstream(a.server.name(), a.elapsedNanos());
+            exchange.logAttempt(a);
             a.server.succeeded();
             a.end(upstreamKeepAlive && exchange.requestComplete());
             upstreamDone = true;

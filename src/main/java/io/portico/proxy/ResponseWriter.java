@@ -127,7 +127,7 @@ final class ResponseWriter {
             return;
         }
         if (buf == null) {
-            failed.accept("response temp file failed");
+            failed.accept(LogNotes.quoted("error", "response temp file failed"));
             return;
         }
         send(new DefaultHttpContent(buf));

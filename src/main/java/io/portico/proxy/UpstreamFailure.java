@@ -2,15 +2,16 @@ package io.portico.proxy;
 
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.portico.upstream.SocketErrors;
 import io.portico.upstream.UpstreamServer;
 
 /**
  * Why an exchange could not get a response head from an upstream, and the status the client gets for it when no
  * retry takes it (nginx's mapping: a timeout is 504, any other upstream error 502, a full queue 503).
  *
- * @param reason the access log note
+ * @param detail a few words on what happened (for the error log), never exception text
  */
-record UpstreamFailure(Kind kind, String reason) {
+record UpstreamFailure(Kind kind, String detail) {
 
     enum Kind {
         /** Refused, unreachable, reset during connect: nothing was sent. */
@@ -43,30 +44,34 @@ record UpstreamFailure(Kind kind, String reason) {
         return kind.status;
     }
 
+    /** The access log note: {@code upstream_error="..."}, quoted so that a log parser reads it as one field. */
+    String note() {
+        return LogNotes.quoted("upstream_error", detail);
+    }
+
     static UpstreamFailure connect(UpstreamServer server, Throwable cause) {
         Kind kind = cause instanceof ConnectTimeoutException ? Kind.CONNECT_TIMEOUT : Kind.CONNECT_ERROR;
-        return new UpstreamFailure(kind, "connect to " + server + " failed: " + cause);
+        return new UpstreamFailure(kind, SocketErrors.connect(cause));
     }
 
     static UpstreamFailure closed(UpstreamServer server, Throwable cause) {
-        return new UpstreamFailure(Kind.CLOSED, "upstream " + server
-                + (cause == null ? " closed the connection" : " failed: " + cause));
+        return new UpstreamFailure(Kind.CLOSED, SocketErrors.connection(cause));
     }
 
     static UpstreamFailure readTimeout(UpstreamServer server) {
-        return new UpstreamFailure(Kind.READ_TIMEOUT, "upstream " + server + " read timed out");
+        return new UpstreamFailure(Kind.READ_TIMEOUT, "read timed out");
     }
 
     static UpstreamFailure sendTimeout(UpstreamServer server) {
-        return new UpstreamFailure(Kind.SEND_TIMEOUT, "upstream " + server + " send timed out");
+        return new UpstreamFailure(Kind.SEND_TIMEOUT, "send timed out");
     }
 
-    static UpstreamFailure malformed(String reason) {
-        return new UpstreamFailure(Kind.MALFORMED, reason);
+    /** @param detail what is wrong with the response, in words (a decoder's message is cut and cleaned) */
+    static UpstreamFailure malformed(String detail) {
+        return new UpstreamFailure(Kind.MALFORMED, detail);
     }
 
     static UpstreamFailure queueFull(UpstreamServer server) {
-        return new UpstreamFailure(Kind.QUEUE_FULL, "upstream " + server
-                + " at maxConnections, queue full or timed out");
+        return new UpstreamFailure(Kind.QUEUE_FULL, "max-connections reached, queue full or timed out");
     }
 }

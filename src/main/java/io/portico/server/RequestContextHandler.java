@@ -116,11 +116,10 @@ final class RequestContextHandler extends ChannelDuplexHandler {
         appendHeader(b, r, HttpHeaderNames.USER_AGENT).append("\" rt=");
         appendSeconds(b, System.nanoTime() - rc.startNanos())
                 .append(" uaddr=").append(rc.log().upstream()).append(" urt=");
-        if (rc.log().upstreamNanos() < 0) {
-            b.append('-');
-        } else {
-            appendSeconds(b, rc.log().upstreamNanos());
+        for (int i = 0; i < rc.log().earlierUpstreams(); i++) { // nginx lists every server tried: "0.002, 0.010"
+            appendUpstreamSeconds(b, rc.log().earlierUpstreamNanos(i)).append(", ");
         }
+        appendUpstreamSeconds(b, rc.log().upstreamNanos());
         if (!rc.log().note().equals("-")) {
             b.append(' ').append(rc.log().note());
         }
@@ -128,6 +127,10 @@ final class RequestContextHandler extends ChannelDuplexHandler {
             b.append(" incomplete");
         }
         return b.toString();
+    }
+
+    private static StringBuilder appendUpstreamSeconds(StringBuilder b, long nanos) {
+        return nanos < 0 ? b.append('-') : appendSeconds(b, nanos);
     }
 
     private static StringBuilder appendHeader(StringBuilder b, HttpRequest r, CharSequence name) {

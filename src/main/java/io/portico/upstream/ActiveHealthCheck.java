@@ -20,6 +20,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.portico.config.HealthCheckConfig;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Probes one server: GET {@code path} every {@code interval} on one event loop, on a fresh connection closed after
@@ -54,16 +55,17 @@ final class ActiveHealthCheck {
         }
         boolean[] done = {false};
         Channel[] channel = {null};
-        Runnable fail = () -> {
+        Consumer<String> fail = why -> {
             if (!done[0]) {
                 done[0] = true;
                 if (channel[0] != null) {
                     channel[0].close();
                 }
-                record(false);
+                record(false, why);
             }
         };
-        var timeout = loop.schedule(fail, config.timeout().toNanos(), TimeUnit.NANOSECONDS);
+        var timeout = loop.schedule(() -> fail.accept("no response head within " + config.timeout().toMillis() + "ms"),
+                config.timeout().toNanos(), TimeUnit.NANOSECONDS);
         Transport transport = Transport.of(loop);
         Bootstrap b = new Bootstrap()
                 .group(loop)
@@ -79,14 +81,19 @@ final class ActiveHealthCheck {
                                     done[0] = true;
                                     timeout.cancel(false);
                                     ctx.close();
-                                    record(r.decoderResult().isSuccess() && config.expects(r.status().code()));
+                                    if (!r.decoderResult().isSuccess()) {
+                                        record(false, "malformed response");
+                                    } else {
+                                        int code = r.status().code();
+                                        record(config.expects(code), "GET " + config.path() + ": " + code);
+                                    }
                                 }
                             }
 
                             @Override
                             public void channelInactive(ChannelHandlerContext ctx) {
                                 timeout.cancel(false);
-                                fail.run();
+                                fail.accept("closed before the response head");
                             }
 
                             @Override
@@ -99,7 +106,7 @@ final class ActiveHealthCheck {
         b.connect(Transport.socketAddress(server.address())).addListener((ChannelFutureListener) f -> {
             if (!f.isSuccess()) {
                 timeout.cancel(false);
-                fail.run();
+                fail.accept(SocketErrors.connect(f.cause()));
                 return;
             }
             channel[0] = f.channel();
@@ -115,16 +122,18 @@ final class ActiveHealthCheck {
         });
     }
 
-    private void record(boolean ok) {
+    /** @param why what the probe saw, for the error log line of a change */
+    private void record(boolean ok, String why) {
+        server.flushHealthLog(); // a change the log's rate held back is written once it allows
         if (ok) {
             failures = 0;
             if (!server.checkedUp() && ++successes >= config.rise()) {
-                server.checked(true);
+                server.checked(true, successes + " in a row, the last " + why);
             }
         } else {
             successes = 0;
             if (server.checkedUp() && ++failures >= config.fall()) {
-                server.checked(false);
+                server.checked(false, failures + " in a row, the last " + why);
             }
         }
         if (!stopped) {

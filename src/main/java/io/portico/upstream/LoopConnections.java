@@ -20,20 +20,20 @@ import java.util.function.Consumer;
  * is handed out first, so surplus ones age out instead of all staying barely warm.
  */
 public final class LoopConnections {
-    /** Upstream response heads beyond these limits are malformed for us: the exchange answers 502. */
+    /**
+     * A status line longer than this is malformed for us (the exchange answers 502); the header fields have their
+     * limits per upstream ({@code proxy-max-header-size}, {@code proxy-max-header-count}).
+     */
     static final int MAX_INITIAL_LINE = 8192;
-    static final int MAX_HEADER_SIZE = 32 * 1024;
     /** The name of the connection's own handler, after the codec. */
     static final String HANDLER = "upstream";
-    private static final HttpDecoderConfig DECODER = new HttpDecoderConfig()
-            .setMaxInitialLineLength(MAX_INITIAL_LINE)
-            .setMaxHeaderSize(MAX_HEADER_SIZE);
     private static final AttributeKey<UpstreamConnection> CONNECTION =
             AttributeKey.valueOf(LoopConnections.class, "connection");
 
     private final EventLoop loop;
     private final UpstreamConfig config;
     private final Transport transport;
+    private final HttpDecoderConfig decoder;
     private final List<ArrayDeque<UpstreamConnection>> idle;
     /** One per server, built on its first connection: options and initializer are the same for every one after. */
     private final Bootstrap[] bootstraps;
@@ -43,6 +43,14 @@ public final class LoopConnections {
         this.loop = loop;
         this.config = config;
         this.transport = Transport.of(loop);
+        // Netty's header size counts the bytes of the field lines, line endings left out. The RFC 9112 checks are
+        // Netty's defaults, set here so that a change of default cannot loosen them.
+        this.decoder = new HttpDecoderConfig()
+                .setMaxInitialLineLength(MAX_INITIAL_LINE)
+                .setMaxHeaderSize(config.proxyMaxHeaderSize())
+                .setAllowDuplicateContentLengths(false)
+                .setUseRfc9112TransferEncoding(true)
+                .setValidateHeaders(true);
         this.idle = new java.util.ArrayList<>(servers);
         this.bootstraps = new Bootstrap[servers];
         for (int i = 0; i < servers; i++) {
@@ -97,7 +105,7 @@ public final class LoopConnections {
                         protected void initChannel(Channel ch) {
                             UpstreamConnection c = new UpstreamConnection(ch, server, LoopConnections.this);
                             ch.attr(CONNECTION).set(c);
-                            UpstreamCodec.addTo(ch.pipeline(), DECODER);
+                            UpstreamCodec.addTo(ch.pipeline(), decoder, config.proxyMaxHeaderCount());
                             ch.pipeline().addLast(HANDLER, c.new Handler());
                         }
                     });

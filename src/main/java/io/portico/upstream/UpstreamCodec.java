@@ -3,12 +3,16 @@ package io.portico.upstream;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestEncoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseDecoder;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.List;
 
@@ -20,6 +24,9 @@ import java.util.List;
  * request as (part of) its response. Also, unlike {@code HttpClientCodec}, an interim 103 does not consume the
  * request method, so the final response to a HEAD still has no body.
  *
+ * <p>The decoder is strict where Netty's is lenient with responses ({@link Decoder}): what it refuses becomes a
+ * failed decoder result, which the exchange answers with 502 and a closed connection.
+ *
  * <p>Like the server's codec, the decoder and the encoder are two pipeline handlers ({@value #DECODER},
  * {@value #ENCODER}) rather than one {@code CombinedChannelDuplexHandler}, which would relay every read, write and
  * flush of a proxied exchange through a delegating context.
@@ -30,9 +37,10 @@ final class UpstreamCodec {
 
     private UpstreamCodec() {}
 
-    static void addTo(ChannelPipeline p, HttpDecoderConfig config) {
+    /** @param maxFields header fields a response may have at most */
+    static void addTo(ChannelPipeline p, HttpDecoderConfig config, int maxFields) {
         ArrayDeque<HttpMethod> methods = new ArrayDeque<>();
-        p.addLast(DECODER, new Decoder(config, methods));
+        p.addLast(DECODER, new Decoder(config, maxFields, methods));
         p.addLast(ENCODER, new Encoder(methods));
     }
 
@@ -67,11 +75,40 @@ final class UpstreamCodec {
         }
     }
 
+    /**
+     * Netty's response decoder (which already refuses a Content-Length list or a second differing value on HTTP/1.1,
+     * Content-Length with Transfer-Encoding, Transfer-Encoding on HTTP/1.0, control characters), made as strict as
+     * nginx and HAProxy are with upstream responses:
+     * <ul>
+     *   <li>the version is exactly {@code HTTP/1.1} or {@code HTTP/1.0} (Netty takes any {@code NAME/d.d}, and
+     *       upper-cases it), and the status exactly three digits;</li>
+     *   <li>no whitespace between a field name and its colon, and none before the first field (Netty drops it
+     *       from responses, so {@code Content-Length : 5} would frame the body); RFC 9112 5.1 lets a proxy strip
+     *       it instead, nginx answers 502 and so do we;</li>
+     *   <li>at most one {@code Content-Length} field and one {@code Transfer-Encoding} field, even with equal
+     *       values (Netty merges equal ones, and takes the first of an HTTP/1.0 response's);</li>
+     *   <li>{@code Transfer-Encoding} exactly {@code chunked} (anything else would have the body read to the
+     *       close and relayed with its coding undone by nobody);</li>
+     *   <li>at most {@code maxFields} fields in the head.</li>
+     * </ul>
+     * The field checks run on the name bytes Netty is about to turn into a name: a length comparison per field,
+     * no allocation.
+     */
     static final class Decoder extends HttpResponseDecoder {
-        private final ArrayDeque<HttpMethod> methods;
+        private static final byte[] CONTENT_LENGTH = "content-length".getBytes(StandardCharsets.US_ASCII);
+        private static final byte[] TRANSFER_ENCODING = "transfer-encoding".getBytes(StandardCharsets.US_ASCII);
 
-        Decoder(HttpDecoderConfig config, ArrayDeque<HttpMethod> methods) {
+        private final ArrayDeque<HttpMethod> methods;
+        private final int maxFields;
+        /** In a response head (not its trailers): its fields are counted. */
+        private boolean inHead;
+        private int fields;
+        private int contentLengths;
+        private int transferEncodings;
+
+        Decoder(HttpDecoderConfig config, int maxFields, ArrayDeque<HttpMethod> methods) {
             super(config);
+            this.maxFields = maxFields;
             this.methods = methods;
         }
 
@@ -80,13 +117,90 @@ final class UpstreamCodec {
         }
 
         @Override
+        protected HttpMessage createMessage(String[] initialLine) {
+            String version = initialLine[0];
+            if (!version.equals("HTTP/1.1") && !version.equals("HTTP/1.0")) {
+                throw new MalformedResponseException("version " + printable(version)
+                        + " (expected: HTTP/1.1 or HTTP/1.0)");
+            }
+            if (initialLine[1].length() != 3) {
+                throw new MalformedResponseException("status " + printable(initialLine[1])
+                        + " (expected: three digits)");
+            }
+            inHead = true;
+            fields = 0;
+            contentLengths = 0;
+            transferEncodings = 0;
+            return super.createMessage(initialLine);
+        }
+
+        @Override
+        protected AsciiString splitHeaderName(byte[] line, int start, int length) {
+            // Netty ends a response's field name at whitespace and then skips to the colon; a strict peer does not.
+            if (length == 0 || line[start + length] != ':') {
+                throw new MalformedResponseException("whitespace or nothing before a header field's colon");
+            }
+            if (inHead) {
+                if (++fields > maxFields) {
+                    throw new MalformedResponseException("more than " + maxFields + " header fields");
+                }
+                if (length == CONTENT_LENGTH.length && nameIs(line, start, CONTENT_LENGTH)
+                        && ++contentLengths > 1) {
+                    throw new MalformedResponseException("more than one Content-Length field");
+                }
+                if (length == TRANSFER_ENCODING.length && nameIs(line, start, TRANSFER_ENCODING)
+                        && ++transferEncodings > 1) {
+                    throw new MalformedResponseException("more than one Transfer-Encoding field");
+                }
+            }
+            return super.splitHeaderName(line, start, length);
+        }
+
+        /** Case-insensitive comparison with a lower-case name of the same length. */
+        private static boolean nameIs(byte[] line, int start, byte[] lowerName) {
+            for (int i = 0; i < lowerName.length; i++) {
+                int b = line[start + i];
+                if (b != lowerName[i] && (b | 0x20) != lowerName[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** Called by Netty once per head, after its fields are parsed and before the body's framing is chosen. */
+        @Override
         protected boolean isContentAlwaysEmpty(HttpMessage msg) {
+            inHead = false;
+            if (transferEncodings > 0) {
+                checkTransferEncoding(msg);
+            }
             int code = ((HttpResponse) msg).status().code();
             if (code >= 100 && code < 200) {
                 return super.isContentAlwaysEmpty(msg); // interim: the final response is still to come
             }
             HttpMethod method = methods.poll();
             return HttpMethod.HEAD.equals(method) || super.isContentAlwaysEmpty(msg);
+        }
+
+        private static void checkTransferEncoding(HttpMessage msg) {
+            if (msg.protocolVersion() != HttpVersion.HTTP_1_1) {
+                throw new MalformedResponseException("Transfer-Encoding in an HTTP/1.0 response");
+            }
+            String coding = msg.headers().get(HttpHeaderNames.TRANSFER_ENCODING);
+            if (!"chunked".equals(coding)) {
+                throw new MalformedResponseException("Transfer-Encoding " + printable(coding)
+                        + " (expected: chunked)");
+            }
+        }
+
+        /** At most 64 characters of what the upstream sent, for the log: no control bytes. */
+        private static String printable(String s) {
+            StringBuilder b = new StringBuilder(Math.min(s.length(), 64) + 2).append('\'');
+            for (int i = 0; i < s.length() && i < 64; i++) {
+                char c = s.charAt(i);
+                b.append(c < 0x20 || c > 0x7e ? '?' : c);
+            }
+            return b.append('\'').toString();
         }
     }
 }

@@ -24,6 +24,8 @@ public final class UpstreamPool implements AutoCloseable {
     private final ConcurrentHashMap<EventLoop, LoopConnections> loops = new ConcurrentHashMap<>();
     private final List<ActiveHealthCheck> checks = new ArrayList<>();
 
+    private final ErrorLog errorLog;
+
     public UpstreamPool(UpstreamConfig config, LongSupplier nanoClock) {
         this.config = config;
         List<UpstreamServer> all = new ArrayList<>();
@@ -34,7 +36,8 @@ public final class UpstreamPool implements AutoCloseable {
         for (UpstreamServerConfig sc : config.servers()) {
             ConnectionLimit limit = new ConnectionLimit(config.maxConnections(), config.maxQueue(),
                     config.queueTimeout(), queued);
-            UpstreamServer s = new UpstreamServer(sc, all.size(), nanoClock, limit, alone && !sc.backup());
+            UpstreamServer s =
+                    new UpstreamServer(config.name(), sc, all.size(), nanoClock, limit, alone && !sc.backup());
             all.add(s);
             (sc.backup() ? backup : primary).add(s);
         }
@@ -42,6 +45,12 @@ public final class UpstreamPool implements AutoCloseable {
         this.primaries = Balancer.of(config.balance(), primary);
         this.backups = new SmoothWeightedRoundRobin(backup);
         this.hashKey = HashKeyTemplate.parse(config.hashKey() == null ? "$request_uri" : config.hashKey());
+        this.errorLog = new ErrorLog("upstream " + config.name(), nanoClock);
+    }
+
+    /** Where failures of the pool as a whole ("no live upstreams") are logged, rate limited. */
+    public ErrorLog errorLog() {
+        return errorLog;
     }
 
     public UpstreamConfig config() {

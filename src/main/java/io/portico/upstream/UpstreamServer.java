@@ -23,6 +23,9 @@ public final class UpstreamServer {
     private final ConnectionLimit limit;
     private final boolean passiveHealth;
     private volatile boolean checkedUp = true;
+    /** Failures of requests, and changes of health: two logs, so a flood of the first never hides the second. */
+    private final ErrorLog failureLog;
+    private final ErrorLog healthLog;
 
     // Passive health: written under this lock. Every proxied request reads it (available, succeeded) from every
     // event loop, so the common case (no failures) is a volatile read that takes no lock.
@@ -31,8 +34,11 @@ public final class UpstreamServer {
     private long downUntil;
     private volatile boolean down;
 
-    /** @param alone whether this is its pool's only server, with no backup: then failures never take it out */
-    UpstreamServer(UpstreamServerConfig config, int index, LongSupplier nanoClock, ConnectionLimit limit,
+    /**
+     * @param pool the name of the upstream, for the error log
+     * @param alone whether this is its pool's only server, with no backup: then failures never take it out
+     */
+    UpstreamServer(String pool, UpstreamServerConfig config, int index, LongSupplier nanoClock, ConnectionLimit limit,
             boolean alone) {
         this.config = config;
         this.name = config.address().toString();
@@ -41,6 +47,14 @@ public final class UpstreamServer {
         this.nanoClock = nanoClock;
         this.limit = limit;
         this.passiveHealth = !alone && config.maxFails() > 0;
+        String subject = "upstream " + pool + " server " + name;
+        this.failureLog = new ErrorLog(subject, nanoClock);
+        this.healthLog = new ErrorLog(subject, nanoClock);
+    }
+
+    /** Where a request's failure on this server is logged (rate limited). */
+    public ErrorLog errorLog() {
+        return failureLog;
     }
 
     public UpstreamAddress address() {
@@ -88,6 +102,7 @@ public final class UpstreamServer {
 
     /** Whether the balancer may choose this server now. */
     public boolean available() {
+        healthLog.flush(); // a change of health the log's rate held back; one volatile read when none
         return checkedUp && !passivelyDown();
     }
 
@@ -95,30 +110,43 @@ public final class UpstreamServer {
         if (!down) {
             return false;
         }
+        boolean back = false;
         synchronized (this) {
             if (down && nanoClock.getAsLong() - downUntil >= 0) {
                 // nginx lets traffic back after fail_timeout; a new failure takes it out again.
                 down = false;
                 fails = 0;
+                back = true;
             }
-            return down;
         }
+        if (back) {
+            healthLog.change(false, "back in rotation after fail-timeout " + config.failTimeout().toMillis() + "ms");
+        }
+        return !back && down;
     }
 
     /** A connect error, a reset before the response, or a timeout: counts towards {@code maxFails}. */
-    public synchronized void failed() {
+    public void failed() {
         if (!passiveHealth) {
             return;
         }
-        long now = nanoClock.getAsLong();
-        long window = config.failTimeout().toNanos();
-        if (fails == 0 || now - firstFailAt > window) {
-            fails = 0;
-            firstFailAt = now;
+        boolean tookOut;
+        synchronized (this) {
+            long now = nanoClock.getAsLong();
+            long window = config.failTimeout().toNanos();
+            if (fails == 0 || now - firstFailAt > window) {
+                fails = 0;
+                firstFailAt = now;
+            }
+            tookOut = ++fails >= config.maxFails() && !down;
+            if (fails >= config.maxFails()) {
+                down = true;
+                downUntil = now + window;
+            }
         }
-        if (++fails >= config.maxFails()) {
-            down = true;
-            downUntil = now + window;
+        if (tookOut) { // logged outside the lock: other event loops read it on every request
+            healthLog.change(true, "out of rotation for fail-timeout " + config.failTimeout().toMillis() + "ms after "
+                    + config.maxFails() + (config.maxFails() == 1 ? " failure" : " failures") + " (max-fails)");
         }
     }
 
@@ -134,8 +162,19 @@ public final class UpstreamServer {
         }
     }
 
-    void checked(boolean up) {
+    /** The active health check's verdict; {@code why} says what the last probe saw. */
+    void checked(boolean up, String why) {
+        boolean changed = checkedUp != up;
         this.checkedUp = up;
+        if (changed) {
+            healthLog.change(!up, up ? "up: health check passed (" + why + ")"
+                    : "down: health check failed (" + why + ")");
+        }
+    }
+
+    /** Writes a change of health the error log's rate held back, once the rate allows. */
+    void flushHealthLog() {
+        healthLog.flush();
     }
 
     public boolean checkedUp() {

@@ -68,6 +68,40 @@ class UpstreamFaultsTest {
                 fault("Content-Length and chunked", Outcome.BAD_GATEWAY,
                         c -> c.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
                                 + "5\r\nhello\r\n0\r\n\r\n")),
+                fault("HTTP/2.0 status line", Outcome.BAD_GATEWAY,
+                        c -> c.write("HTTP/2.0 200 OK\r\nContent-Length: 5\r\n\r\nhello")),
+                fault("lower-case version", Outcome.BAD_GATEWAY,
+                        c -> c.write("http/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")),
+                fault("four-digit status", Outcome.BAD_GATEWAY,
+                        c -> c.write("HTTP/1.1 0200 OK\r\nContent-Length: 5\r\n\r\nhello")),
+                fault("space before the colon, then a second response", Outcome.BAD_GATEWAY,
+                        c -> c.write("HTTP/1.1 200 OK\r\nContent-Length : 5\r\n\r\n"
+                                + "helloHTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nevil")),
+                fault("whitespace before the first field", Outcome.BAD_GATEWAY,
+                        c -> c.write("HTTP/1.1 200 OK\r\n Content-Length: 5\r\n\r\nhello")),
+                fault("two equal Content-Lengths", Outcome.BAD_GATEWAY,
+                        c -> c.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello")),
+                fault("HTTP/1.0 with two different Content-Lengths", Outcome.BAD_GATEWAY,
+                        c -> c.write("HTTP/1.0 200 OK\r\nContent-Length: 5\r\nContent-Length: 9\r\n\r\nhello")),
+                fault("unknown Transfer-Encoding, then close", Outcome.BAD_GATEWAY, c -> {
+                    c.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nhello");
+                    c.channel.close();
+                }),
+                fault("Transfer-Encoding Chunked", Outcome.BAD_GATEWAY,
+                        c -> c.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\n\r\n"
+                                + "5\r\nhello\r\n0\r\n\r\n")),
+                fault("two Transfer-Encoding fields", Outcome.BAD_GATEWAY,
+                        c -> c.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
+                                + "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")),
+                fault("Transfer-Encoding on HTTP/1.0", Outcome.BAD_GATEWAY,
+                        c -> c.write("HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                + "5\r\nhello\r\n0\r\n\r\n")),
+                fault("101 header fields", Outcome.BAD_GATEWAY,
+                        c -> c.write("HTTP/1.1 200 OK\r\n" + "X-N: n\r\n".repeat(100)
+                                + "Content-Length: 5\r\n\r\nhello")),
+                fault("response head over 16 KiB", Outcome.BAD_GATEWAY,
+                        c -> c.write("HTTP/1.1 200 OK\r\nX-Big: " + "x".repeat(16 * 1024)
+                                + "\r\nContent-Length: 5\r\n\r\nhello")),
                 fault("control character in a header", Outcome.BAD_GATEWAY,
                         c -> c.write("HTTP/1.1 200 OK\r\nX-A: a\u0001b\r\nContent-Length: 0\r\n\r\n")),
                 fault("100 Continue before the response", Outcome.RELAYED,
@@ -165,5 +199,42 @@ class UpstreamFaultsTest {
         // the control for the assertions above: without an anomaly, the pool keeps using one connection
         assertThat(portico().upstream.connectionsAccepted()).isEqualTo(1);
         assertThat(portico().upstream.requests()).hasSize(2);
+    }
+
+    /**
+     * The default limits, exactly: 16 KiB of field lines (line endings not counted) and 100 fields are relayed, one
+     * byte or one field more is a 502.
+     */
+    @Test
+    void theDefaultResponseHeadLimitsHoldToTheByteAndTheField() throws Exception {
+        String cl = "Content-Length: 5";
+        String fill = "X-Big: " + "x".repeat(16 * 1024 - "X-Big: ".length() - cl.length());
+        assertThat(relayedStatus("HTTP/1.1 200 OK\r\n" + fill + "\r\n" + cl + "\r\n\r\nhello")).isEqualTo(200);
+        assertThat(relayedStatus("HTTP/1.1 200 OK\r\n" + fill + "x\r\n" + cl + "\r\n\r\nhello")).isEqualTo(502);
+        assertThat(relayedStatus("HTTP/1.1 200 OK\r\n" + "X-N: n\r\n".repeat(99) + cl + "\r\n\r\nhello"))
+                .isEqualTo(200);
+        assertThat(relayedStatus("HTTP/1.1 200 OK\r\n" + "X-N: n\r\n".repeat(100) + cl + "\r\n\r\nhello"))
+                .isEqualTo(502);
+    }
+
+    private static int relayedStatus(String response) throws IOException {
+        portico().upstream.behave((c, r) -> c.write(response));
+        return Exchange.run(portico().port, "GET /limits HTTP/1.1\r\nHost: x\r\n\r\n").status();
+    }
+
+    /** The limits are the upstream's own: {@code proxy-max-header-size} and {@code proxy-max-header-count}. */
+    @Test
+    void anUpstreamsOwnHeadLimitsApply() throws Exception {
+        try (ProxiedPortico small = new ProxiedPortico(RecordingUpstream.tcp(), ProxiedPortico.LIMITS,
+                ", proxy-max-header-size = 100, proxy-max-header-count = 3")) {
+            small.upstream.behave((c, r) -> c.write(r.requestLine().contains("/four")
+                    ? "HTTP/1.1 200 OK\r\nA: 1\r\nB: 2\r\nC: 3\r\nContent-Length: 2\r\n\r\nok"
+                    : r.requestLine().contains("/long")
+                            ? "HTTP/1.1 200 OK\r\nA: " + "a".repeat(100) + "\r\nContent-Length: 2\r\n\r\nok"
+                            : "HTTP/1.1 200 OK\r\nA: 1\r\nB: 2\r\nContent-Length: 2\r\n\r\nok"));
+            assertThat(Exchange.run(small.port, "GET /three HTTP/1.1\r\nHost: x\r\n\r\n").status()).isEqualTo(200);
+            assertThat(Exchange.run(small.port, "GET /four HTTP/1.1\r\nHost: x\r\n\r\n").status()).isEqualTo(502);
+            assertThat(Exchange.run(small.port, "GET /long HTTP/1.1\r\nHost: x\r\n\r\n").status()).isEqualTo(502);
+        }
     }
 }

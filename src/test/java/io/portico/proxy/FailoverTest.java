@@ -27,38 +27,41 @@ class FailoverTest {
     @Test
     void nothingSentGoesToTheNextServerForAnyMethodWithinRetries() {
         for (UpstreamFailure.Kind k : new UpstreamFailure.Kind[] {CONNECT_ERROR, CONNECT_TIMEOUT}) {
-            assertThat(afterOneTry(1, false).after(k, false, true, false)).as(k.name()).isEqualTo(NEXT_SERVER);
-            assertThat(afterOneTry(0, true).after(k, false, true, false)).as(k.name()).isEqualTo(GIVE_UP);
+            assertThat(afterOneTry(1, false).after(k, false, false, false)).as(k.name()).isEqualTo(NEXT_SERVER);
+            assertThat(afterOneTry(0, true).after(k, false, false, true)).as(k.name()).isEqualTo(GIVE_UP);
         }
         Failover f = afterOneTry(1, true);
-        assertThat(f.after(CONNECT_TIMEOUT, false, true, false)).isEqualTo(NEXT_SERVER);
+        assertThat(f.after(CONNECT_TIMEOUT, false, false, true)).isEqualTo(NEXT_SERVER);
         f.tried();
-        assertThat(f.after(CONNECT_TIMEOUT, false, true, false)).isEqualTo(GIVE_UP);
+        assertThat(f.after(CONNECT_TIMEOUT, false, false, true)).isEqualTo(GIVE_UP);
     }
 
     @Test
-    void afterTheRequestWentOutOnlyAReplayableIdempotentRequestGoesOn() {
+    void afterTheRequestWentOutOnlyAReplayableIdempotentRequestGoesOnWithinRetries() {
         for (UpstreamFailure.Kind k : new UpstreamFailure.Kind[] {CLOSED, READ_TIMEOUT, SEND_TIMEOUT}) {
-            assertThat(afterOneTry(1, true).after(k, false, true, false)).as(k.name()).isEqualTo(NEXT_SERVER);
-            assertThat(afterOneTry(1, false).after(k, false, true, true)).as(k.name()).isEqualTo(GIVE_UP);
-            assertThat(afterOneTry(1, true).after(k, false, false, false)).as(k.name() + " streamed body")
+            assertThat(afterOneTry(1, true).after(k, true, false, true)).as(k.name()).isEqualTo(NEXT_SERVER);
+            assertThat(afterOneTry(1, false).after(k, true, false, true)).as(k.name()).isEqualTo(GIVE_UP);
+            assertThat(afterOneTry(1, true).after(k, true, false, false)).as(k.name() + " streamed body")
                     .isEqualTo(GIVE_UP);
-            assertThat(afterOneTry(0, true).after(k, false, true, false)).as(k.name()).isEqualTo(GIVE_UP);
+            assertThat(afterOneTry(0, true).after(k, true, false, true)).as(k.name()).isEqualTo(GIVE_UP);
         }
+        // A failure reported as a connect error once the request was written still counts as written.
+        assertThat(afterOneTry(1, false).after(CONNECT_ERROR, true, false, true)).isEqualTo(GIVE_UP);
     }
 
     @Test
-    void theKeepAliveRaceIsRetriedOnceAfreshEvenForABufferedPostButATimeoutIsNot() {
-        Failover post = afterOneTry(0, false);
-        assertThat(post.after(CLOSED, true, true, true)).isEqualTo(SAME_SERVER_FRESH);
-        assertThat(post.after(CLOSED, true, true, true)).isEqualTo(GIVE_UP);
+    void theKeepAliveRaceIsRetriedOnceAfreshForAnIdempotentRequestOnly() {
+        Failover get = afterOneTry(0, true);
+        assertThat(get.after(CLOSED, true, true, true)).isEqualTo(SAME_SERVER_FRESH);
+        assertThat(get.after(CLOSED, true, true, true)).isEqualTo(GIVE_UP);
+        assertThat(afterOneTry(1, false).after(CLOSED, true, true, true)).as("buffered POST").isEqualTo(GIVE_UP);
         assertThat(afterOneTry(0, false).after(CLOSED, true, true, false)).as("unbuffered POST").isEqualTo(GIVE_UP);
-        assertThat(afterOneTry(0, true).after(READ_TIMEOUT, true, true, false)).isEqualTo(GIVE_UP);
+        assertThat(afterOneTry(0, true).after(READ_TIMEOUT, true, true, true)).isEqualTo(GIVE_UP);
     }
 
     @Test
     void aMalformedAnswerIsNeverRetried() {
-        assertThat(afterOneTry(3, true).after(MALFORMED, false, true, true)).isEqualTo(GIVE_UP);
+        assertThat(afterOneTry(3, true).after(MALFORMED, true, false, true)).isEqualTo(GIVE_UP);
     }
 
     @Test

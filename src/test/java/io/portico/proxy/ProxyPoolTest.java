@@ -144,6 +144,8 @@ class ProxyPoolTest {
                 for (int i = 0; i < 4; i++) {
                     assertThat(client.get("/").text()).isEqualTo("good");
                 }
+                // The first request tried both, and its log line says so, as nginx's $upstream_addr does.
+                assertThat(proxy.logs.poll().upstream()).isEqualTo("127.0.0.1:" + dead + ", 127.0.0.1:" + good.port());
                 assertThat(proxy.logs).allSatisfy(l -> assertThat(l.upstream()).isEqualTo("127.0.0.1:" + good.port()));
             }
         }
@@ -158,7 +160,7 @@ class ProxyPoolTest {
             UpstreamConfig base = TestConfigs.withRetries(upstream(List.of(server(port))), 0);
             UpstreamConfig u = new UpstreamConfig(base.name(), base.servers(), base.balance(), base.hashKey(),
                     base.keepalive(), base.keepaliveTimeout(), 0, 0, base.queueTimeout(), base.connectTimeout(),
-                    Duration.ofMillis(300), base.readTimeout(), 0, base.healthCheck());
+                    Duration.ofMillis(300), base.readTimeout(), 0, base.healthCheck(), 16 * 1024, 100);
             try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 64L << 20, 1, true);
                     TestClient client = new TestClient(proxy.port())) {
                 int size = 24 << 20;
@@ -188,7 +190,7 @@ class ProxyPoolTest {
                 await().until(() -> !s.checkedUp());
                 // The only server is down and there is no backup: 502 at once.
                 assertThat(client.get("/").status()).isEqualTo(502);
-                assertThat(proxy.logs.peek().note()).isEqualTo("no live upstreams");
+                assertThat(proxy.logs.peek().note()).isEqualTo("upstream_error=\"no live upstreams\"");
             }
         }
     }

@@ -171,7 +171,8 @@ class ProxyUpgradeAndSocketsTest {
             var u = upstream(List.of(server(app.port())));
             u = new io.portico.config.UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(),
                     Duration.ofMillis(200), u.maxConnections(), u.maxQueue(), u.queueTimeout(), u.connectTimeout(),
-                    u.sendTimeout(), u.readTimeout(), u.retries(), u.healthCheck());
+                    u.sendTimeout(), u.readTimeout(), u.retries(), u.healthCheck(), u.proxyMaxHeaderSize(),
+                    u.proxyMaxHeaderCount());
             try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 1 << 20, 1, true);
                     TestClient client = new TestClient(proxy.port())) {
                 assertThat(client.get("/").status()).isEqualTo(200);

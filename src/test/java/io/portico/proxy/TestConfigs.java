@@ -38,37 +38,37 @@ final class TestConfigs {
     static UpstreamConfig upstream(List<UpstreamServerConfig> servers) {
         return new UpstreamConfig("app", servers, UpstreamConfig.Balance.ROUND_ROBIN, "$request_uri", 8,
                 Duration.ofSeconds(60), 0, 0, Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5),
-                Duration.ofSeconds(5), 1, Optional.empty());
+                Duration.ofSeconds(5), 1, Optional.empty(), 16 * 1024, 100);
     }
 
     static UpstreamConfig withReadTimeout(UpstreamConfig u, Duration readTimeout) {
         return new UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), u.keepaliveTimeout(),
                 u.maxConnections(), u.maxQueue(), u.queueTimeout(), u.connectTimeout(), u.sendTimeout(), readTimeout,
-                u.retries(), u.healthCheck());
+                u.retries(), u.healthCheck(), u.proxyMaxHeaderSize(), u.proxyMaxHeaderCount());
     }
 
     static UpstreamConfig withTimeouts(UpstreamConfig u, Duration connectTimeout, Duration readTimeout) {
         return new UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), u.keepaliveTimeout(),
                 u.maxConnections(), u.maxQueue(), u.queueTimeout(), connectTimeout, u.sendTimeout(), readTimeout,
-                u.retries(), u.healthCheck());
+                u.retries(), u.healthCheck(), u.proxyMaxHeaderSize(), u.proxyMaxHeaderCount());
     }
 
     static UpstreamConfig withRetries(UpstreamConfig u, int retries) {
         return new UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), u.keepaliveTimeout(),
                 u.maxConnections(), u.maxQueue(), u.queueTimeout(), u.connectTimeout(), u.sendTimeout(),
-                u.readTimeout(), retries, u.healthCheck());
+                u.readTimeout(), retries, u.healthCheck(), u.proxyMaxHeaderSize(), u.proxyMaxHeaderCount());
     }
 
     static UpstreamConfig withLimit(UpstreamConfig u, int maxConnections, int maxQueue, Duration queueTimeout) {
         return new UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), u.keepaliveTimeout(),
                 maxConnections, maxQueue, queueTimeout, u.connectTimeout(), u.sendTimeout(), u.readTimeout(),
-                u.retries(), u.healthCheck());
+                u.retries(), u.healthCheck(), u.proxyMaxHeaderSize(), u.proxyMaxHeaderCount());
     }
 
     static UpstreamConfig withHealth(UpstreamConfig u, HealthCheckConfig hc) {
         return new UpstreamConfig(u.name(), u.servers(), u.balance(), u.hashKey(), u.keepalive(), u.keepaliveTimeout(),
                 u.maxConnections(), u.maxQueue(), u.queueTimeout(), u.connectTimeout(), u.sendTimeout(),
-                u.readTimeout(), u.retries(), Optional.of(hc));
+                u.readTimeout(), u.retries(), Optional.of(hc), u.proxyMaxHeaderSize(), u.proxyMaxHeaderCount());
     }
 
     static TargetConfig.Proxy target(boolean requestBuffering, boolean responseBuffering) {

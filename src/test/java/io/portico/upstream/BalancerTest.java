@@ -33,7 +33,7 @@ class BalancerTest {
     private UpstreamPool pool(UpstreamConfig.Balance balance, List<UpstreamServerConfig> servers) {
         return new UpstreamPool(new UpstreamConfig("app", servers, balance, "$request_uri", 4, Duration.ofSeconds(60),
                 0, 0, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 1,
-                Optional.empty()), clock::get);
+                Optional.empty(), 16 * 1024, 100), clock::get);
     }
 
     private static Selection any(String key) {

@@ -27,8 +27,8 @@ class LoopConnectionsIdleTest {
             Duration.ofSeconds(10), false);
     private final UpstreamConfig config = new UpstreamConfig("app", List.of(serverConfig),
             UpstreamConfig.Balance.ROUND_ROBIN, "$request_uri", 8, Duration.ofMillis(100), 0, 0, Duration.ofSeconds(1),
-            Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(5), 1, Optional.empty());
-    private final UpstreamServer server = new UpstreamServer(serverConfig, 0, System::nanoTime,
+            Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(5), 1, Optional.empty(), 16 * 1024, 100);
+    private final UpstreamServer server = new UpstreamServer("app", serverConfig, 0, System::nanoTime,
             new ConnectionLimit(0, 0, Duration.ofSeconds(1), new AtomicInteger()), true);
     private final LoopConnections pool = new LoopConnections(loop, config, 1);
 
@@ -44,7 +44,7 @@ class LoopConnectionsIdleTest {
     @Test
     void anIdleConnectionIsClosedAfterTheKeepaliveTimeout() throws Exception {
         EmbeddedChannel channel = new EmbeddedChannel();
-        UpstreamCodec.addTo(channel.pipeline(), new io.netty.handler.codec.http.HttpDecoderConfig());
+        UpstreamCodec.addTo(channel.pipeline(), new io.netty.handler.codec.http.HttpDecoderConfig(), 100);
         UpstreamConnection c = new UpstreamConnection(channel, server, pool);
         onLoop(() -> {
             pool.offer(c);
@@ -59,7 +59,7 @@ class LoopConnectionsIdleTest {
     @Test
     void theTimerFiringWhileTheConnectionIsInUseLeavesItOpenAndTheNextIdlePeriodArmsItAgain() throws Exception {
         EmbeddedChannel channel = new EmbeddedChannel();
-        UpstreamCodec.addTo(channel.pipeline(), new io.netty.handler.codec.http.HttpDecoderConfig());
+        UpstreamCodec.addTo(channel.pipeline(), new io.netty.handler.codec.http.HttpDecoderConfig(), 100);
         UpstreamConnection c = new UpstreamConnection(channel, server, pool);
         UpstreamConnection taken = onLoop(() -> {
             pool.offer(c);

@@ -29,7 +29,7 @@ class MaxConnectionsBalancingTest {
         }
         return new UpstreamPool(new UpstreamConfig("app", servers, balance, "$request_uri", 4, Duration.ofSeconds(60),
                 maxConnections, 8, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
-                Duration.ofSeconds(1), 1, Optional.empty()), System::nanoTime);
+                Duration.ofSeconds(1), 1, Optional.empty(), 16 * 1024, 100), System::nanoTime);
     }
 
     /** Takes every permit of {@code s} (they are free, so each is granted at once, no event loop involved). */
@@ -124,7 +124,7 @@ class MaxConnectionsBalancingTest {
                         Duration.ofSeconds(10), true));
         UpstreamPool pool = new UpstreamPool(new UpstreamConfig("app", servers, UpstreamConfig.Balance.ROUND_ROBIN,
                 "$request_uri", 4, Duration.ofSeconds(60), 1, 8, Duration.ofSeconds(1), Duration.ofSeconds(1),
-                Duration.ofSeconds(1), Duration.ofSeconds(1), 1, Optional.empty()), System::nanoTime);
+                Duration.ofSeconds(1), Duration.ofSeconds(1), 1, Optional.empty(), 16 * 1024, 100), System::nanoTime);
         UpstreamServer primary = pool.servers().get(0);
         UpstreamServer backup = pool.servers().get(1);
         assertThat(pool.select(selection(0))).isSameAs(primary);

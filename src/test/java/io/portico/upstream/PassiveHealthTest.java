@@ -27,7 +27,7 @@ class PassiveHealthTest {
         }
         return new UpstreamPool(new UpstreamConfig("app", servers, UpstreamConfig.Balance.ROUND_ROBIN, "$request_uri",
                 4, Duration.ofSeconds(60), 0, 8, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
-                Duration.ofSeconds(1), 1, Optional.empty()), now::get);
+                Duration.ofSeconds(1), 1, Optional.empty(), 16 * 1024, 100), now::get);
     }
 
     private void advanceSeconds(long s) {

@@ -45,8 +45,8 @@ class UpstreamSocketOptionsTest {
             UpstreamConfig config = new UpstreamConfig("app", List.of(serverConfig),
                     UpstreamConfig.Balance.ROUND_ROBIN, "$request_uri", 8, Duration.ofSeconds(10), 0, 0,
                     Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(5), 1,
-                    Optional.empty());
-            UpstreamServer server = new UpstreamServer(serverConfig, 0, System::nanoTime,
+                    Optional.empty(), 16 * 1024, 100);
+            UpstreamServer server = new UpstreamServer("app", serverConfig, 0, System::nanoTime,
                     new ConnectionLimit(0, 0, Duration.ofSeconds(1), new AtomicInteger()), true);
             LoopConnections pool = new LoopConnections(loop, config, 1);
 
