@@ -7,8 +7,8 @@ import java.lang.invoke.VarHandle;
 
 /**
  * The chunk-size line of a chunked request body (RFC 9112 7.1), checked before Netty's decoder reads it: at most
- * {@value #MAX_LINE} bytes (size and extensions, without the CRLF; Go's bound, and HAProxy's and nginx's are
- * of the same order), and extensions that follow the grammar exactly ({@code ; name [= token / quoted-string]},
+ * {@value #MAX_LINE} bytes (size and extensions, without the CRLF; Go's bound for chunk lines), and extensions
+ * that follow the grammar exactly ({@code ; name [= token / quoted-string]},
  * optional whitespace around {@code ;} and {@code =}). Netty reads a chunk-size line with the request line's
  * reader, so without this a long extension got 414 and a bare {@code ;} passed.
  *
