@@ -55,6 +55,8 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
     private boolean bodyOpen;
     /** The body of a request answered here ({@code OPTIONS *}) is dropped. */
     private boolean swallowing;
+    /** The current request asked for {@code 100 Continue} and has not had it: its body may never be sent. */
+    private boolean awaitingContinue;
 
     KeepAliveHandler(int maxRequests, ServerState state) {
         this.maxRequests = maxRequests;
@@ -88,6 +90,7 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
             http10 = request.protocolVersion().equals(HttpVersion.HTTP_1_0);
             keepAlive = HttpUtil.isKeepAlive(request) && requests < maxRequests && !state.draining();
             bodyOpen = !(msg instanceof LastHttpContent);
+            awaitingContinue = bodyOpen && HttpUtil.is100ContinueExpected(request);
             if (timeouts != null) {
                 timeouts.headReceived(bodyOpen && hasBody(request));
             }
@@ -130,8 +133,12 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof HttpResponse response && !HttpMessages.isInterim(msg)) {
-            prepare(response);
+        if (msg instanceof HttpResponse response) {
+            if (!HttpMessages.isInterim(msg)) {
+                prepare(response);
+            } else if (response.status().code() == 100) {
+                awaitingContinue = false;
+            }
         }
         if (HttpMessages.endsResponse(msg)) {
             boolean close = !keepAlive || (inputShut && waiting.isEmpty());
@@ -163,6 +170,11 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
         h.set(HttpHeaderNames.DATE, HttpDates.now());
         if (inputShut && waiting.isEmpty()) {
             keepAlive = false; // the client sends no more requests: say so, and close after this response
+        }
+        if (awaitingContinue && bodyOpen) {
+            // Refused before its 100 Continue (403, 404, 429...): the client may send its body or its next request
+            // next, and the bytes cannot tell which (RFC 9110 10.1.1): close rather than guess.
+            keepAlive = false;
         }
         String connection = h.get(HttpHeaderNames.CONNECTION);
         if (connection != null && HttpHeaderValues.CLOSE.contentEqualsIgnoreCase(connection)) {

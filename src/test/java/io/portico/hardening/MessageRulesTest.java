@@ -145,6 +145,39 @@ class MessageRulesTest {
                 .containsExactly("GET /normal HTTP/1.1");
     }
 
+    @Test
+    void aRefusalBeforeItsContinueClosesTheConnectionInsteadOfReadingTheNextRequestAsTheBody() throws Exception {
+        PorticoServer only = TestServers.start("locations = [ { exact = \"/only\", return = { status = 200 } } ]");
+        String next = "GET /only HTTP/1.1\r\nHost: x\r\n\r\n";
+        try (RawHttp c = new RawHttp(TestServers.port(only))) {
+            // Routing refuses it (404) before any 100 Continue: the client never sends the body, but its next
+            // request, exactly as long as the declared body. Read as the body, it would be lost unanswered.
+            c.send("POST /elsewhere HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: "
+                    + next.length() + "\r\n\r\n");
+            Response r = c.read();
+            assertThat(r.status()).isEqualTo(404);
+            assertThat(r.header("connection")).isEqualTo("close");
+            c.setTimeout(1000);
+            c.send(next);
+            assertThat(c.closedByServer()).isTrue();
+        } finally {
+            only.stop();
+        }
+    }
+
+    @Test
+    void aRefusalAfterTheContinueKeepsTheConnection() throws Exception {
+        try (RawHttp c = new RawHttp(port)) {
+            c.send("POST /x HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n");
+            Response cont = c.read();
+            assertThat(cont.status()).isEqualTo(100);
+            Response r = c.send("hello").read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.header("connection")).isNull();
+            assertThat(c.send("GET /next HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
+        }
+    }
+
     // max-header-size, exactly
 
     /** A head whose field lines (Host first), each with its CRLF, come to exactly {@code size} bytes. */
