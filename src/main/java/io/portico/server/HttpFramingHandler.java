@@ -23,7 +23,7 @@ import java.util.Map;
 
 /**
  * Refuses requests whose framing or head is in doubt, before anything routes them: each gets its status (400,
- * 413, 414, 431) and the connection is closed, because the bytes after a doubtful head cannot be trusted to
+ * 405 for TRACE and CONNECT, 413, 414, 431) and the connection is closed, because the bytes after a doubtful head cannot be trusted to
  * start the next request. Everything that follows on that connection is released unread. A body whose framing
  * breaks after the response has begun (a location that answers without reading the body) closes the
  * connection without a second response.

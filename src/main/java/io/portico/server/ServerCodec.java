@@ -28,8 +28,10 @@ import java.util.List;
 /**
  * Netty's {@code HttpServerCodec}, made strict: bare LF line endings are refused, and a request carrying both
  * Content-Length and Transfer-Encoding fails to decode instead of having its Content-Length silently dropped
- * (the ambiguity request smuggling lives on). Like HttpServerCodec it remembers request methods so that a
- * response to HEAD carries no body.
+ * (the ambiguity request smuggling lives on). Three more rules Netty's decoder cannot be configured for: several
+ * Content-Lengths on HTTP/1.0 ({@link Http10Headers}), chunk-size lines that break the grammar or its bound
+ * ({@link ChunkLines}), and {@code max-header-size} counted exactly ({@link HeadSize}). Like HttpServerCodec it
+ * remembers request methods so that a response to HEAD carries no body.
  *
  * <p>The decoder and the encoder are two pipeline handlers ({@value ClientPipeline#DECODER},
  * {@value ClientPipeline#ENCODER}) rather than one {@code CombinedChannelDuplexHandler}: each event then skips the
