@@ -221,6 +221,15 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
     }
 
     @Override
+    public void read(ChannelHandlerContext ctx) {
+        // After the client's FIN there is nothing to read, and epoll fails (ENOENT) to arm reads on the channel:
+        // a handler above that resumes reading (a streaming upload that was paused) must not close it that way.
+        if (!inputShut) {
+            ctx.read();
+        }
+    }
+
+    @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof ChannelInputShutdownEvent) {
             // The decoder below has already passed on every request the client completed before its FIN.
