@@ -6,6 +6,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -144,6 +145,15 @@ final class WebSocketRelay {
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
             closeBoth();
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            // Client connections allow half-closure (for HTTP); a relay ends on either side's FIN, as before.
+            if (evt instanceof ChannelInputShutdownEvent) {
+                closeBoth();
+            }
+            ReferenceCountUtil.release(evt);
         }
 
         @Override

@@ -75,9 +75,16 @@ final class ExchangeHandler extends ChannelDuplexHandler {
             // The body is wanted: the request passed routing and rate limiting, and its length was checked.
             ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
         } else if (head.headers().contains(HttpHeaderNames.EXPECT)) {
-            exchange = null;
-            request.sendError(HttpResponseStatus.EXPECTATION_FAILED, null, true);
-            return;
+            if (head.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
+                // RFC 9110 10.1.1: an HTTP/1.0 client's Expect is ignored (no 100, no 417), and not passed on.
+                head.headers().remove(HttpHeaderNames.EXPECT);
+            } else {
+                // An expectation we cannot meet; the connection closes after the 417 and nothing the client sent
+                // after this head (its body, a pipelined request) is read (KeepAliveHandler).
+                exchange = null;
+                request.sendError(HttpResponseStatus.EXPECTATION_FAILED, null, true);
+                return;
+            }
         }
         try {
             exchange = request.route().responder().open(request, head);

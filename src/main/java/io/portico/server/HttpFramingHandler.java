@@ -7,7 +7,9 @@ import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -21,7 +23,7 @@ import java.util.Map;
 
 /**
  * Refuses requests whose framing or head is in doubt, before anything routes them: each gets its status (400,
- * 413, 414, 431) and the connection is closed, because the bytes after a doubtful head cannot be trusted to
+ * 405 for TRACE and CONNECT, 413, 414, 431) and the connection is closed, because the bytes after a doubtful head cannot be trusted to
  * start the next request. Everything that follows on that connection is released unread. A body whose framing
  * breaks after the response has begun (a location that answers without reading the body) closes the
  * connection without a second response.
@@ -92,7 +94,9 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
         if (result.isFailure()) {
             Throwable cause = result.cause();
             if (cause instanceof TooLongHttpLineException) {
-                return HttpResponseStatus.REQUEST_URI_TOO_LONG;
+                // The decoder reads a chunk-size line with the request line's reader: only a head's is a URI.
+                return msg instanceof HttpRequest ? HttpResponseStatus.REQUEST_URI_TOO_LONG
+                        : HttpResponseStatus.BAD_REQUEST;
             }
             if (cause instanceof TooLongHttpHeaderException) {
                 return HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
@@ -141,7 +145,8 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
                 length = e.getValue();
             }
         }
-        if (hosts > 1 || (hosts == 0 && version.equals(HttpVersion.HTTP_1_1))) {
+        if (hosts > 1 || (hosts == 0 && version.equals(HttpVersion.HTTP_1_1))
+                || (hosts == 1 && !HeadSyntax.validHost(host))) {
             return HttpResponseStatus.BAD_REQUEST;
         }
         // Only exactly "chunked", once, on HTTP/1.1: every other spelling is a smuggling vector.
@@ -161,9 +166,19 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
                 return HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE;
             }
         }
+        HttpMethod method = request.method();
+        if (method.equals(HttpMethod.TRACE) || method.equals(HttpMethod.CONNECT)) {
+            // nginx's answer: TRACE would echo the head (cookies included) back to a script; CONNECT is not proxied.
+            return HttpResponseStatus.METHOD_NOT_ALLOWED;
+        }
         String uri = request.uri();
-        if (uri.isEmpty() || !(uri.charAt(0) == '/' || uri.equals("*") || absoluteFormMatchesHost(uri, host))) {
+        if (uri.isEmpty() || !HeadSyntax.validTarget(uri)) {
             return HttpResponseStatus.BAD_REQUEST;
+        }
+        char first = uri.charAt(0);
+        if (first == '*' ? !(uri.length() == 1 && method.equals(HttpMethod.OPTIONS))
+                : first != '/' && !absoluteFormMatchesHost(uri, host)) {
+            return HttpResponseStatus.BAD_REQUEST; // "*" is OPTIONS's alone (RFC 9112 3.2.4)
         }
         return null;
     }
@@ -183,6 +198,10 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
     private static void reject(ChannelHandlerContext ctx, HttpResponseStatus status) {
         // Answer below routing, then close: the client reads its error, and nothing after it is parsed.
         ctx.channel().config().setAutoRead(false);
-        ctx.writeAndFlush(ErrorPages.buildBelowKeepAlive(status)).addListener(ChannelFutureListener.CLOSE);
+        FullHttpResponse response = ErrorPages.buildBelowKeepAlive(status);
+        if (status.equals(HttpResponseStatus.METHOD_NOT_ALLOWED)) {
+            response.headers().add(HttpHeaderNames.ALLOW, KeepAliveHandler.ALLOW);
+        }
+        ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
     }
 }

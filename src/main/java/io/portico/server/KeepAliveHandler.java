@@ -1,14 +1,20 @@
 package io.portico.server;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -20,10 +26,18 @@ import java.util.ArrayDeque;
  * Keeps one request in flight per connection and decides whether the connection outlives it. Pipelined requests
  * wait here, with reads paused, until the response before them is complete, so every handler after this one sees
  * requests strictly one at a time. Every response gets {@code Date}, {@code Server} and the right
- * {@code Connection} header; the connection closes after a response that says close.
+ * {@code Connection} header; the connection closes after a response that says close, and nothing the client sent
+ * after that request is delivered (a refused request's body, or a pipelined request, is never handled once its
+ * refusal said close).
+ *
+ * <p>{@code OPTIONS *} is answered here, in its turn, and goes no further: it asks about the server, not about a
+ * location. A client that half-closes (shuts its sending side after its last request) gets its responses, then
+ * the connection closes.
  */
 final class KeepAliveHandler extends ChannelDuplexHandler {
     private static final AsciiString SERVER = AsciiString.cached("portico");
+    /** The methods Portico serves (TRACE and CONNECT are refused, 405): {@code OPTIONS *} and every 405 list them. */
+    static final AsciiString ALLOW = AsciiString.cached("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
 
     private final int maxRequests;
     private final ServerState state;
@@ -33,6 +47,16 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
     private boolean inFlight;
     private boolean keepAlive;
     private boolean http10;
+    /** A response that closes the connection has gone: whatever else arrives is released, never delivered. */
+    private boolean closing;
+    /** The client shut its sending side: the connection closes after the responses to what it sent. */
+    private boolean inputShut;
+    /** The current request's body has not ended yet. */
+    private boolean bodyOpen;
+    /** The body of a request answered here ({@code OPTIONS *}) is dropped. */
+    private boolean swallowing;
+    /** The current request asked for {@code 100 Continue} and has not had it: its body may never be sent. */
+    private boolean awaitingContinue;
 
     KeepAliveHandler(int maxRequests, ServerState state) {
         this.maxRequests = maxRequests;
@@ -46,6 +70,10 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (closing) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
         if ((inFlight && msg instanceof HttpRequest) || !waiting.isEmpty()) {
             // A pipelined request: hold it (and stop reading more) until the current response is done.
             waiting.add(msg);
@@ -61,13 +89,42 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
             requests++;
             http10 = request.protocolVersion().equals(HttpVersion.HTTP_1_0);
             keepAlive = HttpUtil.isKeepAlive(request) && requests < maxRequests && !state.draining();
+            bodyOpen = !(msg instanceof LastHttpContent);
+            awaitingContinue = bodyOpen && HttpUtil.is100ContinueExpected(request);
             if (timeouts != null) {
-                timeouts.headReceived(!(msg instanceof LastHttpContent) && hasBody(request));
+                timeouts.headReceived(bodyOpen && hasBody(request));
             }
-        } else if (msg instanceof LastHttpContent && timeouts != null) {
-            timeouts.bodyReceived();
+            if (isOptionsAsterisk(request)) {
+                answerOptions(ctx, msg);
+                return;
+            }
+        } else if (msg instanceof LastHttpContent) {
+            bodyOpen = false;
+            if (timeouts != null) {
+                timeouts.bodyReceived();
+            }
+        }
+        if (swallowing) {
+            swallowing = !(msg instanceof LastHttpContent);
+            ReferenceCountUtil.release(msg);
+            return;
         }
         ctx.fireChannelRead(msg);
+    }
+
+    private static boolean isOptionsAsterisk(HttpRequest request) {
+        return request.method().equals(HttpMethod.OPTIONS) && request.uri().equals("*");
+    }
+
+    /** {@code OPTIONS *}: the methods this server allows, no body, nothing routed or forwarded (RFC 9110 9.3.7). */
+    private void answerOptions(ChannelHandlerContext ctx, Object request) {
+        swallowing = !(request instanceof LastHttpContent);
+        ReferenceCountUtil.release(request);
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                Unpooled.EMPTY_BUFFER);
+        response.headers().add(HttpHeaderNames.ALLOW, ALLOW).add(HttpHeaderNames.CONTENT_LENGTH, HttpHeaderValues.ZERO);
+        write(ctx, response, ctx.voidPromise()); // as if from above: this handler's own keep-alive rules apply
+        ctx.flush();
     }
 
     private static boolean hasBody(HttpRequest request) {
@@ -76,13 +133,21 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof HttpResponse response && !HttpMessages.isInterim(msg)) {
-            prepare(response);
+        if (msg instanceof HttpResponse response) {
+            if (!HttpMessages.isInterim(msg)) {
+                prepare(response);
+            } else if (response.status().code() == 100) {
+                awaitingContinue = false;
+            }
         }
         if (HttpMessages.endsResponse(msg)) {
-            boolean close = !keepAlive;
+            boolean close = !keepAlive || (inputShut && waiting.isEmpty());
             inFlight = false;
             if (close) {
+                // Nothing after this request is read or delivered: the response said close (a 417, or a refusal
+                // whose body was not read), so a pipelined request behind it must not reach a location.
+                closing = true;
+                ctx.channel().config().setAutoRead(false);
                 ctx.write(msg, promise.unvoid()).addListener(ChannelFutureListener.CLOSE);
                 releaseWaiting();
                 return;
@@ -103,6 +168,14 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
         HttpHeaders h = response.headers();
         h.set(HttpHeaderNames.SERVER, SERVER);
         h.set(HttpHeaderNames.DATE, HttpDates.now());
+        if (inputShut && waiting.isEmpty()) {
+            keepAlive = false; // the client sends no more requests: say so, and close after this response
+        }
+        if (awaitingContinue && bodyOpen) {
+            // Refused before its 100 Continue (403, 404, 429...): the client may send its body or its next request
+            // next, and the bytes cannot tell which (RFC 9110 10.1.1): close rather than guess.
+            keepAlive = false;
+        }
         String connection = h.get(HttpHeaderNames.CONNECTION);
         if (connection != null && HttpHeaderValues.CLOSE.contentEqualsIgnoreCase(connection)) {
             keepAlive = false;
@@ -128,7 +201,8 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
         while (!waiting.isEmpty() && !(waiting.peek() instanceof HttpRequest)) {
             deliver(ctx, waiting.poll());
         }
-        if (waiting.isEmpty() && ctx.channel().isActive()) {
+        // Not after the client's FIN: there is nothing more to read, and epoll refuses to arm reads on it.
+        if (waiting.isEmpty() && ctx.channel().isActive() && !inputShut) {
             ctx.channel().config().setAutoRead(true);
             ctx.read();
         }
@@ -144,6 +218,28 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
     /** No request in flight or waiting: closing now loses nothing. Called on the event loop. */
     boolean idle() {
         return !inFlight && waiting.isEmpty();
+    }
+
+    @Override
+    public void read(ChannelHandlerContext ctx) {
+        // After the client's FIN there is nothing to read, and epoll fails (ENOENT) to arm reads on the channel:
+        // a handler above that resumes reading (a streaming upload that was paused) must not close it that way.
+        if (!inputShut) {
+            ctx.read();
+        }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof ChannelInputShutdownEvent) {
+            // The decoder below has already passed on every request the client completed before its FIN.
+            inputShut = true;
+            if (idle() || (bodyOpen && waiting.isEmpty())) {
+                // Nothing to answer, or a request whose body can never end: close now.
+                ctx.close();
+            }
+        }
+        ctx.fireUserEventTriggered(evt);
     }
 
     @Override

@@ -102,6 +102,8 @@ public final class PorticoServer implements AutoCloseable {
                 .channel(transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .option(ChannelOption.SO_REUSEADDR, true)
+                // A client that shuts its sending side after its request still gets the response (RFC 9112 9.6).
+                .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 // no TCP_NODELAY child option: every transport's accepted channels have it on by default (tested)
                 .childHandler(initializer);
         // With SO_REUSEPORT every event loop gets its own listener and the kernel spreads connections.

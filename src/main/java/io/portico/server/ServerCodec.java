@@ -6,16 +6,20 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.portico.route.ClientPipeline;
 import java.util.ArrayDeque;
@@ -24,8 +28,10 @@ import java.util.List;
 /**
  * Netty's {@code HttpServerCodec}, made strict: bare LF line endings are refused, and a request carrying both
  * Content-Length and Transfer-Encoding fails to decode instead of having its Content-Length silently dropped
- * (the ambiguity request smuggling lives on). Like HttpServerCodec it remembers request methods so that a
- * response to HEAD carries no body.
+ * (the ambiguity request smuggling lives on). Three more rules Netty's decoder cannot be configured for: several
+ * Content-Lengths on HTTP/1.0 ({@link Http10Headers}), chunk-size lines that break the grammar or its bound
+ * ({@link ChunkLines}), and {@code max-header-size} counted exactly ({@link HeadSize}). Like HttpServerCodec it
+ * remembers request methods so that a response to HEAD carries no body.
  *
  * <p>The decoder and the encoder are two pipeline handlers ({@value ClientPipeline#DECODER},
  * {@value ClientPipeline#ENCODER}) rather than one {@code CombinedChannelDuplexHandler}: each event then skips the
@@ -48,7 +54,7 @@ final class ServerCodec {
                 .setStrictLineParsing(true)
                 .setAllowDuplicateContentLengths(false)
                 .setValidateHeaders(true);
-        p.addLast(ClientPipeline.DECODER, new RequestDecoder(config, methods));
+        p.addLast(ClientPipeline.DECODER, new RequestDecoder(config, methods, maxHeaderSize));
         p.addLast(ClientPipeline.ENCODER, new ResponseEncoder(methods));
     }
 
@@ -61,22 +67,79 @@ final class ServerCodec {
 
     static final class RequestDecoder extends HttpRequestDecoder {
         private final ArrayDeque<HttpMethod> methods;
+        private final HeadSize headSize;
+        /** A failure was emitted: like Netty's BAD_MESSAGE state, every later byte is dropped. */
+        private boolean broken;
+        /** The bytes being decoded belong to a request head (not to a body). */
+        private boolean inHead = true;
+        /** The head's first byte that is not an empty line before it has been seen. */
+        private boolean headStarted;
+        /** Bytes the decoder consumed for the current head, and how many of them were skipped before it. */
+        private long headBytes;
+        private long skipped;
 
-        RequestDecoder(HttpDecoderConfig config, ArrayDeque<HttpMethod> methods) {
+        RequestDecoder(HttpDecoderConfig config, ArrayDeque<HttpMethod> methods, int maxHeaderSize) {
             super(config);
             this.methods = methods;
+            this.headSize = new HeadSize(maxHeaderSize);
         }
 
         @Override
         protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
+            if (broken) {
+                in.skipBytes(in.readableBytes()); // as Netty's own BAD_MESSAGE state: nothing after is parsed
+                return;
+            }
+            if (ChunkLines.atSizeLine(this)) {
+                Exception bad = ChunkLines.check(in);
+                if (bad != null) {
+                    fail(in, out, bad);
+                    return;
+                }
+            } else if (inHead && !headStarted) {
+                int readable = in.readableBytes();
+                int leading = HeadSize.leadingSkipped(in);
+                skipped += leading;
+                headStarted = leading < readable;
+            }
+            int from = in.readerIndex();
             int before = out.size();
             super.decode(ctx, in, out);
+            if (inHead) {
+                headBytes += in.readerIndex() - from;
+            }
             for (int i = before; i < out.size(); i++) {
-                if (out.get(i) instanceof HttpRequest request) {
+                Object o = out.get(i);
+                if (o instanceof HttpRequest request) {
+                    inHead = false;
                     methods.add(request.method());
+                    headSize.check(request, headBytes - skipped);
                     joinIfBodiless(out, i, request);
+                    o = out.get(i);
+                }
+                if (o instanceof LastHttpContent) {
+                    nextHead(); // a request's end (a whole bodiless request included): the next bytes are a head
+                }
+                if (o instanceof HttpObject http && http.decoderResult().isFailure()) {
+                    broken = true; // a refused message: nothing after it on this connection is ours to read
                 }
             }
+        }
+
+        private void nextHead() {
+            inHead = true;
+            headStarted = false;
+            headBytes = 0;
+            skipped = 0;
+        }
+
+        /** Refuses the chunked body here: a failed last content, then every later byte is dropped unread. */
+        private void fail(ByteBuf in, List<Object> out, Exception cause) {
+            broken = true;
+            in.skipBytes(in.readableBytes());
+            LastHttpContent end = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER);
+            end.setDecoderResult(DecoderResult.failure(cause));
+            out.add(end);
         }
 
         /**
@@ -101,7 +164,14 @@ final class ServerCodec {
             if (!initialLine[2].equals("HTTP/1.1") && !initialLine[2].equals("HTTP/1.0")) {
                 throw new AmbiguousFramingException("unsupported version " + initialLine[2]);
             }
-            return super.createMessage(initialLine);
+            HttpMessage message = super.createMessage(initialLine);
+            if (message.protocolVersion().equals(HttpVersion.HTTP_1_0)
+                    && message instanceof HttpRequest request) {
+                // Netty reads only the first of several Content-Lengths on HTTP/1.0: these headers refuse the rest.
+                return new DefaultHttpRequest(request.protocolVersion(), request.method(), request.uri(),
+                        new Http10Headers());
+            }
+            return message;
         }
 
         @Override

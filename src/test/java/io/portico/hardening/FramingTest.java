@@ -87,7 +87,86 @@ class FramingTest {
                 bad("header block too large", 431,
                         "GET / HTTP/1.1\r\n" + h + "X-Big: " + "b".repeat(3000) + "\r\n\r\n"),
                 bad("too many headers", 431, "GET / HTTP/1.1\r\n" + h + "X-A: 1\r\n".repeat(25) + "\r\n"),
-                bad("declared body too large", 413, "POST / HTTP/1.1\r\n" + h + "Content-Length: 2000\r\n\r\n"));
+                bad("declared body too large", 413, "POST / HTTP/1.1\r\n" + h + "Content-Length: 2000\r\n\r\n"),
+                // HTTP/1.0: Netty keeps the first of several lengths there
+                bad("two different Content-Lengths on HTTP/1.0", 400,
+                        "POST / HTTP/1.0\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"),
+                bad("two equal Content-Lengths on HTTP/1.0", 400,
+                        "POST / HTTP/1.0\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\na"),
+                // Host: host [":" port], nothing else
+                bad("Host list", 400, "GET / HTTP/1.1\r\nHost: a, b\r\n\r\n"),
+                bad("Host list without space", 400, "GET / HTTP/1.1\r\nHost: a,b\r\n\r\n"),
+                bad("Host with two ports", 400, "GET / HTTP/1.1\r\nHost: a:1:2\r\n\r\n"),
+                bad("Host with a name for a port", 400, "GET / HTTP/1.1\r\nHost: a:http\r\n\r\n"),
+                bad("Host port over 65535", 400, "GET / HTTP/1.1\r\nHost: a:65536\r\n\r\n"),
+                bad("Host port of six digits", 400, "GET / HTTP/1.1\r\nHost: a:000080\r\n\r\n"),
+                bad("Host with a space", 400, "GET / HTTP/1.1\r\nHost: a b\r\n\r\n"),
+                bad("Host with a path", 400, "GET / HTTP/1.1\r\nHost: a/b\r\n\r\n"),
+                bad("Host with userinfo", 400, "GET / HTTP/1.1\r\nHost: user@a\r\n\r\n"),
+                bad("Host percent-encoded", 400, "GET / HTTP/1.1\r\nHost: %61\r\n\r\n"),
+                bad("Host port only", 400, "GET / HTTP/1.1\r\nHost: :80\r\n\r\n"),
+                bad("Host empty on HTTP/1.1", 400, "GET / HTTP/1.1\r\nHost: \r\n\r\n"),
+                bad("Host empty on HTTP/1.0", 400, "GET / HTTP/1.0\r\nHost:\r\n\r\n"),
+                bad("Host IPv6 unclosed", 400, "GET / HTTP/1.1\r\nHost: [::1\r\n\r\n"),
+                bad("Host IPv6 with text after it", 400, "GET / HTTP/1.1\r\nHost: [::1]x\r\n\r\n"),
+                bad("Host IPv6 with a name inside", 400, "GET / HTTP/1.1\r\nHost: [evil.example]\r\n\r\n"),
+                bad("Host non-ASCII", 400, "GET / HTTP/1.1\r\nHost: b\u00fccher.example\r\n\r\n"),
+                // the request target: RFC 3986's characters only (HAProxy's strict default)
+                bad("control byte in target", 400, "GET /\u0002 HTTP/1.1\r\n" + h + "\r\n"),
+                bad("NUL in target", 400, "GET /a\u0000b HTTP/1.1\r\n" + h + "\r\n"),
+                bad("DEL in target", 400, "GET /a\u007fb HTTP/1.1\r\n" + h + "\r\n"),
+                bad("escape byte in target", 400, "GET /a\u001b[2J HTTP/1.1\r\n" + h + "\r\n"),
+                bad("fragment in target", 400, "GET /a#b HTTP/1.1\r\n" + h + "\r\n"),
+                bad("fragment after a query", 400, "GET /a?b#c HTTP/1.1\r\n" + h + "\r\n"),
+                bad("Latin-1 byte in target", 400, "GET /caf\u00e9 HTTP/1.1\r\n" + h + "\r\n"),
+                bad("raw UTF-8 in target", 400, "GET /caf\u00c3\u00a9 HTTP/1.1\r\n" + h + "\r\n"),
+                bad("double quote in target", 400, "GET /a\"b HTTP/1.1\r\n" + h + "\r\n"),
+                bad("angle bracket in target", 400, "GET /<script> HTTP/1.1\r\n" + h + "\r\n"),
+                bad("backslash in target", 400, "GET /a\\b HTTP/1.1\r\n" + h + "\r\n"),
+                bad("brace in target", 400, "GET /a?b={} HTTP/1.1\r\n" + h + "\r\n"),
+                bad("pipe in target", 400, "GET /a|b HTTP/1.1\r\n" + h + "\r\n"),
+                bad("caret in target", 400, "GET /a^b HTTP/1.1\r\n" + h + "\r\n"),
+                bad("backtick in target", 400, "GET /a`b HTTP/1.1\r\n" + h + "\r\n"),
+                // "*" is OPTIONS's alone; TRACE and CONNECT are not served
+                bad("GET *", 400, "GET * HTTP/1.1\r\n" + h + "\r\n"),
+                bad("POST *", 400, "POST * HTTP/1.1\r\n" + h + "Content-Length: 0\r\n\r\n"),
+                bad("OPTIONS *x", 400, "OPTIONS *x HTTP/1.1\r\n" + h + "\r\n"),
+                bad("TRACE", 405, "TRACE / HTTP/1.1\r\n" + h + "\r\n"),
+                bad("TRACE *", 405, "TRACE * HTTP/1.1\r\n" + h + "\r\n"),
+                bad("CONNECT", 405, "CONNECT x:443 HTTP/1.1\r\nHost: x:443\r\n\r\n"),
+                bad("CONNECT with tunnel bytes after it", 405,
+                        "CONNECT x:443 HTTP/1.1\r\nHost: x:443\r\n\r\n\u0016\u0003\u0001\u0002\u0000"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {
+        "GET / HTTP/1.1\r\nHost: x:8080\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: x:\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: 127.0.0.1:65535\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: [::1]:80\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: [2001:db8::ffff:192.0.2.1]\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: xn--bcher-kva.example_1~\r\n\r\n",
+        "GET / HTTP/1.0\r\n\r\n",
+        "GET /a-b._~/%7E!$&'()*+,;=:@/?q=/?:@!$&'()*+,;=%20[] HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET http://x:81/a HTTP/1.1\r\nHost: x:81\r\n\r\n"})
+    void aValidHostAndTargetAreServed(String bytes) throws Exception {
+        try (RawHttp c = new RawHttp(port)) {
+            Response r = c.send(bytes).read();
+            assertThat(r.status()).as(bytes).isEqualTo(200);
+            assertThat(r.text()).isEqualTo("fine");
+        }
+    }
+
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"TRACE / HTTP/1.1", "CONNECT x:443 HTTP/1.1"})
+    @ParameterizedTest(name = "{0}")
+    void aRefusedMethodIsTold405WithTheMethodsAllowed(String line) throws Exception {
+        try (RawHttp c = new RawHttp(port)) {
+            Response r = c.send(line + "\r\nHost: x\r\nCookie: secret=1\r\n\r\n").read();
+            assertThat(r.status()).isEqualTo(405);
+            assertThat(r.header("allow")).isEqualTo("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
+            assertThat(r.text()).doesNotContain("secret");
+            assertThat(c.closedByServer()).isTrue();
+        }
     }
 
     private static Arguments bad(String name, int status, String bytes) {

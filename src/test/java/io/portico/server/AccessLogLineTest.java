@@ -22,7 +22,9 @@ class AccessLogLineTest {
                 + "locations = [ { exact = \"/ok\", return = { status = 200, body = \"ok\" } } ]");
         List<String> lines;
         try (RawHttp c = new RawHttp(TestServers.port(server))) {
-            c.send("GET /ok?a=\"b\" HTTP/1.1\r\nHost: x\r\nUser-Agent: test/1.0\r\nReferer: http://r/\r\n\r\n").read();
+            // (A quote in the target is refused now, 400: the User-Agent carries the one that must be escaped.)
+            c.send("GET /ok?a=b HTTP/1.1\r\nHost: x\r\nUser-Agent: test/\"1.0\"\r\nReferer: http://r/\r\n\r\n")
+                    .read();
             // Buffered, but flushed every second: the line is in the file while the server runs.
             await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(log) && !Files.readAllLines(log).isEmpty());
             lines = Files.readAllLines(log);
@@ -32,7 +34,7 @@ class AccessLogLineTest {
         assertThat(lines).hasSize(1);
         assertThat(lines.get(0)).matches("127\\.0\\.0\\.1 - - \\[\\d{2}/[A-Z][a-z]{2}/\\d{4}:\\d{2}:\\d{2}:\\d{2}"
                 + " [+-]\\d{4}] "
-                + "\"GET /ok\\?a=\\\\x22b\\\\x22 HTTP/1\\.1\" 200 2 \"http://r/\" \"test/1\\.0\""
+                + "\"GET /ok\\?a=b HTTP/1\\.1\" 200 2 \"http://r/\" \"test/\\\\x221\\.0\\\\x22\""
                 + " rt=\\d+\\.\\d{3} uaddr=- urt=-");
     }
 

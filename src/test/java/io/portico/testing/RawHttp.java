@@ -67,6 +67,12 @@ public final class RawHttp implements AutoCloseable {
         }
     }
 
+    /** Shuts the sending side only (a FIN; {@code shutdown(SHUT_WR)}): the client sends nothing more but reads on. */
+    public RawHttp shutdownOutput() throws IOException {
+        socket.shutdownOutput();
+        return this;
+    }
+
     public void setTimeout(int millis) throws IOException {
         socket.setSoTimeout(millis);
     }
