@@ -16,7 +16,15 @@ public final class ConfigDump {
     public static String render(PorticoConfig c) {
         ConfigDump d = new ConfigDump();
         d.open("portico");
-        d.kv("listen", list(c.listen().stream().map(ListenAddress::toString).toList()));
+        if (c.listen().stream().noneMatch(ListenerConfig::secure)) {
+            d.kv("listen", list(c.listen().stream().map(l -> l.address().toString()).toList()));
+        } else {
+            d.line("listen = [");
+            d.depth++;
+            c.listen().forEach(d::listener);
+            d.depth--;
+            d.line("]");
+        }
         d.kv("workers", c.workers());
         d.kv("transport", c.transport().configName());
         d.kv("access-log", str(c.accessLog().toString()));
@@ -77,6 +85,35 @@ public final class ConfigDump {
         d.close();
         d.close();
         return d.out.toString();
+    }
+
+    private void listener(ListenerConfig l) {
+        if (l.tls().isEmpty()) {
+            line(str(l.address().toString()));
+            return;
+        }
+        TlsConfig t = l.tls().get();
+        line("{");
+        depth++;
+        kv("address", str(l.address().toString()));
+        open("tls");
+        line("certificates = [");
+        depth++;
+        for (TlsCertificate cert : t.certificates()) {
+            line("{ cert = " + str(cert.certFile().toString()) + ", key = " + str(cert.keyFile().toString()) + " }"
+                    + "  # " + String.join(", ", cert.names()) + ", until " + cert.leaf().getNotAfter().toInstant());
+        }
+        depth--;
+        line("]");
+        kv("protocols", list(t.protocols()));
+        kv("ciphers", list(t.ciphers()));
+        kv("handshake-timeout", dur(t.handshakeTimeout()));
+        kv("session-timeout", dur(t.sessionTimeout()));
+        kv("session-cache-size", t.sessionCacheSize());
+        kv("provider", enumName(t.provider()));
+        close();
+        depth--;
+        line("}");
     }
 
     private void upstream(UpstreamConfig u) {

@@ -10,6 +10,7 @@ import com.typesafe.config.ConfigValue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -81,7 +82,7 @@ public final class ConfigLoader {
         checkDefaults(root, reference.getConfig("portico.defaults"));
 
         Paths paths = new Paths(prefix);
-        List<ListenAddress> listen = readListen(root);
+        List<ListenerConfig> listen = new ListenerReader(root, defaults, paths, Instant.now()).readAll();
         int workers = readWorkers(root);
         IoTransport transport = root.enumValue("transport", IoTransport.class, IoTransport.AUTO);
         AccessLogConfig accessLog = readAccessLog(root, paths);
@@ -132,22 +133,6 @@ public final class ConfigLoader {
         Path folder = configFile.getParent();
         Path parent = folder == null ? null : folder.getParent();
         return parent != null ? parent : Path.of("").toAbsolutePath();
-    }
-
-    private static List<ListenAddress> readListen(Node root) {
-        List<ListenAddress> out = new ArrayList<>();
-        for (String s : root.strings("listen")) {
-            try {
-                out.add(Addresses.listen(s));
-            } catch (IllegalArgumentException e) {
-                root.problem("listen", "'" + s + "' " + e.getMessage()
-                        + " (expected: \"host:port\", \"[::1]:port\" or \"*:port\")");
-            }
-        }
-        if (root.strings("listen").isEmpty()) {
-            root.problem("listen", "no address (expected: at least one \"host:port\")");
-        }
-        return List.copyOf(out);
     }
 
     private static int readWorkers(Node root) {

@@ -9,7 +9,7 @@ import java.util.Map;
 public record PorticoConfig(
         Path file,
         Path prefix,
-        List<ListenAddress> listen,
+        List<ListenerConfig> listen,
         int workers,
         IoTransport transport,
         AccessLogConfig accessLog,

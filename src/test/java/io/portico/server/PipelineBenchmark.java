@@ -90,7 +90,7 @@ public class PipelineBenchmark {
         Router router = Router.build(config.locations(), targets::responder);
         ClientChannelInitializer initializer = new ClientChannelInitializer(config.limits(), new ServerState(),
                 new ConnectionLimiter(config.limits().maxConnections()), new ClientAddresses(config.trustedProxies()),
-                AccessLog.create(config.accessLog()), router, targets::newRateLimitHandler);
+                AccessLog.create(config.accessLog()), router, targets::newRateLimitHandler, null);
         channel = new LoopbackEmbeddedChannel();
         channel.pipeline().addLast(initializer);
         String path = switch (target) {
