@@ -75,6 +75,24 @@ public final class ConfigDump {
         c.locations().forEach(d::location);
         d.depth--;
         d.line("]");
+        if (!c.hosts().isEmpty()) {
+            d.line("hosts = [");
+            d.depth++;
+            for (HostConfig h : c.hosts()) {
+                d.line("{");
+                d.depth++;
+                d.kv("names", list(h.names()));
+                d.line("locations = [");
+                d.depth++;
+                h.locations().forEach(d::location);
+                d.depth--;
+                d.line("]");
+                d.depth--;
+                d.line("}");
+            }
+            d.depth--;
+            d.line("]");
+        }
         DemoAppConfig a = c.demoApp();
         d.open("demo-app");
         d.kv("enabled", a.enabled());

@@ -25,7 +25,7 @@ import java.util.Set;
 public final class ConfigLoader {
     private static final Set<String> TOP_KEYS = Set.of(
             "listen", "workers", "transport", "access-log", "shutdown-timeout", "limits", "static", "trusted-proxies",
-            "allow-unlimited", "upstreams", "rate-limits", "limit-conn", "locations", "demo-app", "defaults");
+            "allow-unlimited", "upstreams", "rate-limits", "limit-conn", "locations", "hosts", "demo-app", "defaults");
 
     private ConfigLoader() {}
 
@@ -97,6 +97,8 @@ public final class ConfigLoader {
         List<LocationConfig> locations =
                 new LocationReader(root, defaults, paths, upstreams.keySet(), rateLimits.keySet(), limitConn.keySet())
                         .readAll();
+        List<HostConfig> hosts = new HostReader(root, defaults, paths, upstreams.keySet(), rateLimits.keySet(),
+                limitConn.keySet()).readAll();
         DemoAppConfig demoApp = root.object("demo-app", null).map(n -> readDemoApp(n, paths)).orElseThrow();
         root.finish(TOP_KEYS, "");
 
@@ -105,7 +107,7 @@ public final class ConfigLoader {
         }
         return new PorticoConfig(
                 file, prefix, listen, workers, transport, accessLog, shutdownTimeout, limits,
-                staticConfig, trusted, unlimited, upstreams, rateLimits, limitConn, locations, demoApp);
+                staticConfig, trusted, unlimited, upstreams, rateLimits, limitConn, locations, demoApp, hosts);
     }
 
     /** {@code defaults} holds only the sections and keys that reference.conf has there. */

@@ -6,7 +6,7 @@ import io.netty.channel.Channel;
 import io.portico.config.LimitsConfig;
 import io.portico.metrics.AccessLog;
 import io.portico.route.ClientPipeline;
-import io.portico.route.Router;
+import io.portico.route.HostRouter;
 import java.util.function.Supplier;
 import io.netty.channel.ChannelHandler;
 import io.netty.handler.stream.ChunkedWriteHandler;
@@ -24,13 +24,13 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     private final ConnectionLimiter connectionLimiter;
     private final ClientAddresses addresses;
     private final AccessLog accessLog;
-    private final Router router;
+    private final HostRouter router;
     private final Supplier<ChannelHandler> rateLimiter;
     /** The listener's TLS, or null for plain HTTP. */
     private final ServerTls tls;
 
     ClientChannelInitializer(LimitsConfig limits, ServerState state, ConnectionLimiter connectionLimiter,
-            ClientAddresses addresses, AccessLog accessLog, Router router, Supplier<ChannelHandler> rateLimiter,
+            ClientAddresses addresses, AccessLog accessLog, HostRouter router, Supplier<ChannelHandler> rateLimiter,
             ServerTls tls) {
         this.limits = limits;
         this.state = state;

@@ -12,7 +12,7 @@ import io.portico.config.ListenAddress;
 import io.portico.config.ListenerConfig;
 import io.portico.config.PorticoConfig;
 import io.portico.metrics.AccessLog;
-import io.portico.route.Router;
+import io.portico.route.HostRouter;
 import io.portico.tls.ServerTls;
 import io.portico.tls.TlsUnavailableException;
 import java.io.IOException;
@@ -96,7 +96,7 @@ public final class PorticoServer implements AutoCloseable {
     }
 
     private void bind() throws ListenException {
-        Router router = Router.build(config.locations(), targets::responder);
+        HostRouter router = HostRouter.build(config.locations(), config.hosts(), targets::responder);
         ConnectionLimiter limiter = new ConnectionLimiter(config.limits().maxConnections());
         ClientAddresses addresses = new ClientAddresses(config.trustedProxies());
         ServerBootstrap plain = new ServerBootstrap()

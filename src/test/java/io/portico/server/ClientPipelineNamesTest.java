@@ -9,6 +9,7 @@ import io.portico.config.ConfigLoader;
 import io.portico.config.PorticoConfig;
 import io.portico.metrics.AccessLog;
 import io.portico.route.ClientPipeline;
+import io.portico.route.HostRouter;
 import io.portico.route.Router;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -40,7 +41,8 @@ class ClientPipelineNamesTest {
         PorticoConfig config = ConfigLoader.parse("portico { locations = [] }", "names.conf", Path.of("."));
         ClientChannelInitializer init = new ClientChannelInitializer(config.limits(), new ServerState(),
                 new ConnectionLimiter(config.limits().maxConnections()), new ClientAddresses(config.trustedProxies()),
-                AccessLog.create(config.accessLog()), Router.build(config.locations(), location -> null), rateLimiter,
+                AccessLog.create(config.accessLog()), HostRouter.of(Router.build(config.locations(), l -> null)),
+                rateLimiter,
                 null);
         EmbeddedChannel channel = new EmbeddedChannel(init);
         try {
