@@ -16,7 +16,15 @@ public final class ConfigDump {
     public static String render(PorticoConfig c) {
         ConfigDump d = new ConfigDump();
         d.open("portico");
-        d.kv("listen", list(c.listen().stream().map(ListenAddress::toString).toList()));
+        if (c.listen().stream().noneMatch(ListenerConfig::secure)) {
+            d.kv("listen", list(c.listen().stream().map(l -> l.address().toString()).toList()));
+        } else {
+            d.line("listen = [");
+            d.depth++;
+            c.listen().forEach(d::listener);
+            d.depth--;
+            d.line("]");
+        }
         d.kv("workers", c.workers());
         d.kv("transport", c.transport().configName());
         d.kv("access-log", str(c.accessLog().toString()));
@@ -67,6 +75,24 @@ public final class ConfigDump {
         c.locations().forEach(d::location);
         d.depth--;
         d.line("]");
+        if (!c.hosts().isEmpty()) {
+            d.line("hosts = [");
+            d.depth++;
+            for (HostConfig h : c.hosts()) {
+                d.line("{");
+                d.depth++;
+                d.kv("names", list(h.names()));
+                d.line("locations = [");
+                d.depth++;
+                h.locations().forEach(d::location);
+                d.depth--;
+                d.line("]");
+                d.depth--;
+                d.line("}");
+            }
+            d.depth--;
+            d.line("]");
+        }
         DemoAppConfig a = c.demoApp();
         d.open("demo-app");
         d.kv("enabled", a.enabled());
@@ -77,6 +103,35 @@ public final class ConfigDump {
         d.close();
         d.close();
         return d.out.toString();
+    }
+
+    private void listener(ListenerConfig l) {
+        if (l.tls().isEmpty()) {
+            line(str(l.address().toString()));
+            return;
+        }
+        TlsConfig t = l.tls().get();
+        line("{");
+        depth++;
+        kv("address", str(l.address().toString()));
+        open("tls");
+        line("certificates = [");
+        depth++;
+        for (TlsCertificate cert : t.certificates()) {
+            line("{ cert = " + str(cert.certFile().toString()) + ", key = " + str(cert.keyFile().toString()) + " }"
+                    + "  # " + String.join(", ", cert.names()) + ", until " + cert.leaf().getNotAfter().toInstant());
+        }
+        depth--;
+        line("]");
+        kv("protocols", list(t.protocols()));
+        kv("ciphers", list(t.ciphers()));
+        kv("handshake-timeout", dur(t.handshakeTimeout()));
+        kv("session-timeout", dur(t.sessionTimeout()));
+        kv("session-cache-size", t.sessionCacheSize());
+        kv("provider", enumName(t.provider()));
+        close();
+        depth--;
+        line("}");
     }
 
     private void upstream(UpstreamConfig u) {

@@ -10,6 +10,7 @@ import com.typesafe.config.ConfigValue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,7 +25,7 @@ import java.util.Set;
 public final class ConfigLoader {
     private static final Set<String> TOP_KEYS = Set.of(
             "listen", "workers", "transport", "access-log", "shutdown-timeout", "limits", "static", "trusted-proxies",
-            "allow-unlimited", "upstreams", "rate-limits", "limit-conn", "locations", "demo-app", "defaults");
+            "allow-unlimited", "upstreams", "rate-limits", "limit-conn", "locations", "hosts", "demo-app", "defaults");
 
     private ConfigLoader() {}
 
@@ -81,7 +82,7 @@ public final class ConfigLoader {
         checkDefaults(root, reference.getConfig("portico.defaults"));
 
         Paths paths = new Paths(prefix);
-        List<ListenAddress> listen = readListen(root);
+        List<ListenerConfig> listen = new ListenerReader(root, defaults, paths, Instant.now()).readAll();
         int workers = readWorkers(root);
         IoTransport transport = root.enumValue("transport", IoTransport.class, IoTransport.AUTO);
         AccessLogConfig accessLog = readAccessLog(root, paths);
@@ -96,6 +97,8 @@ public final class ConfigLoader {
         List<LocationConfig> locations =
                 new LocationReader(root, defaults, paths, upstreams.keySet(), rateLimits.keySet(), limitConn.keySet())
                         .readAll();
+        List<HostConfig> hosts = new HostReader(root, defaults, paths, upstreams.keySet(), rateLimits.keySet(),
+                limitConn.keySet()).readAll();
         DemoAppConfig demoApp = root.object("demo-app", null).map(n -> readDemoApp(n, paths)).orElseThrow();
         root.finish(TOP_KEYS, "");
 
@@ -104,7 +107,7 @@ public final class ConfigLoader {
         }
         return new PorticoConfig(
                 file, prefix, listen, workers, transport, accessLog, shutdownTimeout, limits,
-                staticConfig, trusted, unlimited, upstreams, rateLimits, limitConn, locations, demoApp);
+                staticConfig, trusted, unlimited, upstreams, rateLimits, limitConn, locations, demoApp, hosts);
     }
 
     /** {@code defaults} holds only the sections and keys that reference.conf has there. */
@@ -132,32 +135,6 @@ public final class ConfigLoader {
         Path folder = configFile.getParent();
         Path parent = folder == null ? null : folder.getParent();
         return parent != null ? parent : Path.of("").toAbsolutePath();
-    }
-
-    private static List<ListenAddress> readListen(Node root) {
-        List<ListenAddress> out = new ArrayList<>();
-        for (String s : root.strings("listen")) {
-            List<String> words = List.of(s.strip().split("\\s+"));
-            if (words.size() > 1) {
-                // nginx's "listen 443 ssl http2 default_server": Portico has no listen parameters, and no TLS yet.
-                boolean tls = words.contains("ssl");
-                root.problem("listen", "'" + s + "': " + (tls
-                        ? "TLS listeners are not supported yet: terminate TLS in front of Portico (a load balancer,"
-                                + " HAProxy, stunnel) and listen on plain HTTP (expected: \"host:port\" without ssl)"
-                        : "listen takes no parameters (expected: \"host:port\", \"[::1]:port\" or \"*:port\")"));
-                continue;
-            }
-            try {
-                out.add(Addresses.listen(s));
-            } catch (IllegalArgumentException e) {
-                root.problem("listen", "'" + s + "' " + e.getMessage()
-                        + " (expected: \"host:port\", \"[::1]:port\" or \"*:port\")");
-            }
-        }
-        if (root.strings("listen").isEmpty()) {
-            root.problem("listen", "no address (expected: at least one \"host:port\")");
-        }
-        return List.copyOf(out);
     }
 
     private static int readWorkers(Node root) {

@@ -2,6 +2,7 @@ package io.portico.config;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -9,7 +10,7 @@ import java.util.Map;
 public record PorticoConfig(
         Path file,
         Path prefix,
-        List<ListenAddress> listen,
+        List<ListenerConfig> listen,
         int workers,
         IoTransport transport,
         AccessLogConfig accessLog,
@@ -22,4 +23,16 @@ public record PorticoConfig(
         Map<String, RateLimitZoneConfig> rateLimits,
         Map<String, LimitConnConfig> limitConn,
         List<LocationConfig> locations,
-        DemoAppConfig demoApp) {}
+        DemoAppConfig demoApp,
+        List<HostConfig> hosts) {
+
+    /** The top-level locations (the default host's) and every virtual host's, for what is built per location. */
+    public List<LocationConfig> allLocations() {
+        if (hosts == null || hosts.isEmpty()) {
+            return locations;
+        }
+        List<LocationConfig> all = new ArrayList<>(locations);
+        hosts.forEach(h -> all.addAll(h.locations()));
+        return List.copyOf(all);
+    }
+}

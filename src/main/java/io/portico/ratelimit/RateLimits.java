@@ -53,7 +53,7 @@ public final class RateLimits implements AutoCloseable {
         for (LimitConnConfig zone : orEmpty(config.limitConn()).values()) {
             connZones.put(zone.name(), new ConnZone(zone));
         }
-        for (LocationConfig location : orEmpty(config.locations())) {
+        for (LocationConfig location : orEmpty(config.allLocations())) {
             byLocation.put(location, resolve(location));
         }
     }

@@ -8,9 +8,15 @@ import java.util.List;
  */
 public final class ClientPipeline {
     public static final String CONNECTIONS = "connections";
+    /** TLS listeners only: plain HTTP refused, then SNI (which replaces itself with the chosen SslHandler). */
+    public static final String TLS_PLAIN_REFUSAL = "tls-plain-refusal";
+    public static final String TLS = "tls";
+    public static final String TLS_FAILURES = "tls-failures";
     public static final String TIMEOUTS = "timeouts";
     public static final String DECODER = "http";
     public static final String ENCODER = "http-encoder";
+    /** TLS listeners only: files go through TLS as chunks, not by sendfile. */
+    public static final String CHUNKED_WRITES = "chunked-writes";
     public static final String FRAMING = "framing";
     public static final String KEEPALIVE = "keepalive";
     public static final String ACCESS_LOG = "accesslog";
@@ -21,7 +27,7 @@ public final class ClientPipeline {
 
     /** The HTTP handlers above the codec, with the client timers: a switch of protocols removes them first. */
     public static final List<String> HTTP_HANDLERS =
-            List.of(TIMEOUTS, FRAMING, KEEPALIVE, ACCESS_LOG, ROUTE, RATE_LIMIT, EXCHANGE);
+            List.of(TIMEOUTS, CHUNKED_WRITES, FRAMING, KEEPALIVE, ACCESS_LOG, ROUTE, RATE_LIMIT, EXCHANGE);
     /** The codec, removed after them. */
     public static final List<String> CODEC = List.of(DECODER, ENCODER);
 

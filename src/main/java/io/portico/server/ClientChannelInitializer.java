@@ -6,9 +6,13 @@ import io.netty.channel.Channel;
 import io.portico.config.LimitsConfig;
 import io.portico.metrics.AccessLog;
 import io.portico.route.ClientPipeline;
-import io.portico.route.Router;
+import io.portico.route.HostRouter;
 import java.util.function.Supplier;
 import io.netty.channel.ChannelHandler;
+import io.netty.handler.stream.ChunkedWriteHandler;
+import io.portico.tls.PlainHttpRefusal;
+import io.portico.tls.ServerTls;
+import io.portico.tls.TlsFailureHandler;
 
 /**
  * A client connection's pipeline, in the order a request passes through it: this method is the whole request
@@ -20,11 +24,14 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     private final ConnectionLimiter connectionLimiter;
     private final ClientAddresses addresses;
     private final AccessLog accessLog;
-    private final Router router;
+    private final HostRouter router;
     private final Supplier<ChannelHandler> rateLimiter;
+    /** The listener's TLS, or null for plain HTTP. */
+    private final ServerTls tls;
 
     ClientChannelInitializer(LimitsConfig limits, ServerState state, ConnectionLimiter connectionLimiter,
-            ClientAddresses addresses, AccessLog accessLog, Router router, Supplier<ChannelHandler> rateLimiter) {
+            ClientAddresses addresses, AccessLog accessLog, HostRouter router, Supplier<ChannelHandler> rateLimiter,
+            ServerTls tls) {
         this.limits = limits;
         this.state = state;
         this.connectionLimiter = connectionLimiter;
@@ -32,6 +39,7 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
         this.accessLog = accessLog;
         this.router = router;
         this.rateLimiter = rateLimiter;
+        this.tls = tls;
     }
 
     @Override
@@ -39,6 +47,9 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
         state.add(ch);
         ChannelPipeline p = ch.pipeline();
         addConnectionHandlers(p);
+        if (tls != null) {
+            addTlsHandlers(ch, p);
+        }
         addHttp1Handlers(p);
         addPorticoHandlers(p);
     }
@@ -51,16 +62,30 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
                 limits.clientBodyTimeout(), limits.sendTimeout()));
     }
 
+    /**
+     * TLS below the client timers, so that a handshake counts against client-header-timeout as well as its own
+     * handshake-timeout: plain HTTP refused with a 400 of its own, then SNI, which becomes the chosen SslHandler.
+     */
+    private void addTlsHandlers(Channel ch, ChannelPipeline p) {
+        p.addBefore(ClientPipeline.TIMEOUTS, ClientPipeline.TLS_PLAIN_REFUSAL, new PlainHttpRefusal());
+        p.addBefore(ClientPipeline.TIMEOUTS, ClientPipeline.TLS, tls.newHandler(ch.alloc()));
+        p.addBefore(ClientPipeline.TIMEOUTS, ClientPipeline.TLS_FAILURES, TlsFailureHandler.INSTANCE);
+    }
+
     /** HTTP/1.1 framing, strict, then one request at a time with keep-alive. */
     private void addHttp1Handlers(ChannelPipeline p) {
         ServerCodec.addTo(p, limits.maxRequestLine(), limits.maxHeaderSize());
+        if (tls != null) {
+            // A file cannot go by sendfile through TLS: the static responder writes it as chunks (FileChunks).
+            p.addLast(ClientPipeline.CHUNKED_WRITES, new ChunkedWriteHandler());
+        }
         p.addLast(ClientPipeline.FRAMING, new HttpFramingHandler(limits.maxHeaderCount(), limits.maxBodySize()));
         p.addLast(ClientPipeline.KEEPALIVE, new KeepAliveHandler(limits.keepaliveRequests(), state));
     }
 
     /** The request's record and access log, routing, rate limiting, then the responder. */
     private void addPorticoHandlers(ChannelPipeline p) {
-        p.addLast(ClientPipeline.ACCESS_LOG, new RequestContextHandler(addresses, accessLog, false));
+        p.addLast(ClientPipeline.ACCESS_LOG, new RequestContextHandler(addresses, accessLog, tls != null));
         p.addLast(ClientPipeline.ROUTE, new RouteHandler(router));
         ChannelHandler limiter = rateLimiter.get();
         if (limiter != null) {

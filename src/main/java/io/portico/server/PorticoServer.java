@@ -9,9 +9,12 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.portico.config.ListenAddress;
+import io.portico.config.ListenerConfig;
 import io.portico.config.PorticoConfig;
 import io.portico.metrics.AccessLog;
-import io.portico.route.Router;
+import io.portico.route.HostRouter;
+import io.portico.tls.ServerTls;
+import io.portico.tls.TlsUnavailableException;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.ServerSocket;
@@ -20,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,12 +96,10 @@ public final class PorticoServer implements AutoCloseable {
     }
 
     private void bind() throws ListenException {
-        Router router = Router.build(config.locations(), targets::responder);
+        HostRouter router = HostRouter.build(config.locations(), config.hosts(), targets::responder);
         ConnectionLimiter limiter = new ConnectionLimiter(config.limits().maxConnections());
-        ChannelHandler initializer = new ClientChannelInitializer(
-                config.limits(), state, limiter, new ClientAddresses(config.trustedProxies()), accessLog, router,
-                targets::newRateLimitHandler);
-        ServerBootstrap b = new ServerBootstrap()
+        ClientAddresses addresses = new ClientAddresses(config.trustedProxies());
+        ServerBootstrap plain = new ServerBootstrap()
                 .group(group)
                 .channel(transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 4096)
@@ -105,14 +107,25 @@ public final class PorticoServer implements AutoCloseable {
                 // A client that shuts its sending side after its request still gets the response (RFC 9112 9.6).
                 .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 // no TCP_NODELAY child option: every transport's accepted channels have it on by default (tested)
-                .childHandler(initializer);
+                .childHandler(new ClientChannelInitializer(
+                        config.limits(), state, limiter, addresses, accessLog, router, targets::newRateLimitHandler,
+                        null));
         // With SO_REUSEPORT every event loop gets its own listener and the kernel spreads connections.
         boolean reusePort = transport.reusePort() != null;
         int perAddress = reusePort ? config.workers() : 1;
         if (reusePort) {
-            b.option(transport.reusePort(), true);
+            plain.option(transport.reusePort(), true);
         }
-        for (ListenAddress address : config.listen()) {
+        for (ListenerConfig listener : config.listen()) {
+            ListenAddress address = listener.address();
+            ServerBootstrap b = plain;
+            if (listener.tls().isPresent()) {
+                ServerTls tls = tls(listener);
+                log.info("TLS on {}: {}", address, tls);
+                b = plain.clone().childHandler(new ClientChannelInitializer(
+                        config.limits(), state, limiter, addresses, accessLog, router, targets::newRateLimitHandler,
+                        tls));
+            }
             InetSocketAddress target = address.toSocketAddress();
             if (reusePort && target.getPort() != 0) {
                 ensureFree(target, address);
@@ -124,6 +137,14 @@ public final class PorticoServer implements AutoCloseable {
                 // Port 0: the kernel chose a port; the other loops' listeners share that one.
                 target = (InetSocketAddress) ch.localAddress();
             }
+        }
+    }
+
+    private static ServerTls tls(ListenerConfig listener) throws ListenException {
+        try {
+            return ServerTls.of(listener.tls().get());
+        } catch (SSLException | TlsUnavailableException e) {
+            throw new ListenException("cannot listen on " + listener + ": " + e.getMessage(), e);
         }
     }
 

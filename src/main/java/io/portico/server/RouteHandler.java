@@ -3,25 +3,40 @@ package io.portico.server;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.ssl.SniCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.portico.route.ClientExchange;
 import io.portico.route.Route;
+import io.portico.route.HostRouter;
 import io.portico.route.Router;
 
 /**
- * Matches each request to its location by its normalized path ({@link io.portico.config.RequestPath}); a path that
- * cannot be normalized (undecodable, above the root) gets 400 and the connection is closed, as nginx does; a
- * request no location matches gets 404. Either way the request's body is released as it arrives.
+ * Matches each request to its virtual host (by {@code Host}) and then its location by its normalized path
+ * ({@link io.portico.config.RequestPath}); a path that cannot be normalized (undecodable, above the root) gets 400
+ * and the connection is closed, as nginx does; a request no location matches gets 404; over TLS, a request whose
+ * {@code Host} is another virtual host than the one its SNI name chose gets 421 (RFC 9110 15.5.20: the client may
+ * retry on a new connection). Either way the request's body is released as it arrives.
  */
 final class RouteHandler extends ChannelInboundHandlerAdapter {
-    private final Router router;
+    private final HostRouter hosts;
+    /** The host SNI chose on this TLS connection; null on a plain one or when the client sent no name. */
+    private Router sniHost;
     private boolean discarding;
 
-    RouteHandler(Router router) {
-        this.router = router;
+    RouteHandler(HostRouter hosts) {
+        this.hosts = hosts;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof SniCompletionEvent sni && sni.isSuccess() && sni.hostname() != null && hosts.virtual()) {
+            sniHost = hosts.router(sni.hostname());
+        }
+        ctx.fireUserEventTriggered(evt);
     }
 
     @Override
@@ -29,12 +44,16 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
         if (msg instanceof HttpRequest) {
             RequestContext rc = (RequestContext) ctx.channel().attr(ClientExchange.KEY).get();
             String path = rc.path();
-            Route route = path == null ? null : router.match(path);
+            Router router = hosts.router(((HttpRequest) msg).headers().get(HttpHeaderNames.HOST));
+            boolean misdirected = sniHost != null && router != sniHost;
+            Route route = path == null || misdirected ? null : router.match(path);
             if (route == null) {
                 discarding = !(msg instanceof LastHttpContent);
                 ReferenceCountUtil.release(msg);
                 if (path == null) {
                     rc.sendError(HttpResponseStatus.BAD_REQUEST, null, true);
+                } else if (misdirected) {
+                    rc.sendError(HttpResponseStatus.MISDIRECTED_REQUEST);
                 } else {
                     rc.sendError(HttpResponseStatus.NOT_FOUND);
                 }

@@ -44,7 +44,7 @@ final class Targets implements AutoCloseable {
     }
 
     static Targets start(PorticoConfig config, EventLoopGroup group, IntSupplier openConnections) {
-        boolean anyLimits = config.locations().stream()
+        boolean anyLimits = config.allLocations().stream()
                 .anyMatch(l -> !l.rateLimits().isEmpty() || !l.limitConn().isEmpty());
         RateLimits rateLimits = RateLimits.create(config); // first: it may fail (a shared store out of reach)
         Proxies proxies;

@@ -109,7 +109,10 @@ final class FileSender {
         }
     }
 
-    /** Hands the open file to the channel: from here on the region or chunked input owns it and closes it. */
+    /**
+     * Hands the open file to the channel: from here on the region or chunked input owns it and closes it. A TLS
+     * connection cannot sendfile; its pipeline has a ChunkedWriteHandler (the server adds it to TLS listeners).
+     */
     private static void writeFile(StaticExchange exchange, FileChannel file, long start, long length) {
         Channel channel = exchange.client().channel();
         if (!exchange.client().secure()) {
@@ -118,7 +121,6 @@ final class FileSender {
         }
         try {
             FileChunks chunks = new FileChunks(new ChunkedNioFile(file, start, length, CHUNK_SIZE));
-            ChunkedWrites.ensure(channel.pipeline());
             channel.write(chunks).addListener(written -> {
                 if (!written.isSuccess()) {
                     chunks.close(); // failed before ChunkedWriteHandler took it: nobody else closes the file

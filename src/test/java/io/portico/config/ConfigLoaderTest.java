@@ -68,7 +68,7 @@ class ConfigLoaderTest {
     @Test
     void theBundledConfigurationIsValid() throws Exception {
         PorticoConfig config = ConfigLoader.load(Path.of("conf/portico.conf"), Optional.empty());
-        assertThat(config.listen()).extracting(ListenAddress::toString).containsExactly("127.0.0.1:8080");
+        assertThat(config.listen()).extracting(ListenerConfig::toString).containsExactly("127.0.0.1:8080");
         assertThat(config.locations()).isNotEmpty();
         assertThat(config.limits().keepaliveTimeout()).isEqualTo(Duration.ofSeconds(75));
     }
@@ -95,7 +95,7 @@ class ConfigLoaderTest {
     void environmentOverridesThroughOptionalSubstitution() throws Exception {
         PorticoConfig config = ConfigLoader.parse(
                 "portico { listen = [\"127.0.0.1:1\"], listen = ${?PORTICO_TEST_UNSET_VARIABLE} }", "env.conf", prefix);
-        assertThat(config.listen()).extracting(ListenAddress::port).containsExactly(1);
+        assertThat(config.listen()).extracting(l -> l.address().port()).containsExactly(1);
     }
 
     @Test

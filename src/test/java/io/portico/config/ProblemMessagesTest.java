@@ -35,11 +35,11 @@ class ProblemMessagesTest {
     }
 
     @Test
-    void anSslListenerSaysTlsIsNotSupportedYet() {
+    void anNginxSslListenerSaysHowToWriteATlsListener() {
         assertThat(problems("listen = [\"0.0.0.0:443 ssl\"]")).containsExactly(
-                "x.conf:2: portico.listen: '0.0.0.0:443 ssl': TLS listeners are not supported yet: terminate TLS in"
-                        + " front of Portico (a load balancer, HAProxy, stunnel) and listen on plain HTTP"
-                        + " (expected: \"host:port\" without ssl)");
+                "x.conf:2: portico.listen: '0.0.0.0:443 ssl': TLS is set as an object (expected: { address ="
+                        + " \"0.0.0.0:443\", tls { certificates = [ { cert = \"/path/cert.pem\", key ="
+                        + " \"/path/key.pem\" } ] } })");
     }
 
     @Test

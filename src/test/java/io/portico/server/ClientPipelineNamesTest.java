@@ -9,6 +9,7 @@ import io.portico.config.ConfigLoader;
 import io.portico.config.PorticoConfig;
 import io.portico.metrics.AccessLog;
 import io.portico.route.ClientPipeline;
+import io.portico.route.HostRouter;
 import io.portico.route.Router;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,6 +25,7 @@ class ClientPipelineNamesTest {
         List<String> expected = new ArrayList<>(List.of(ClientPipeline.CONNECTIONS, ClientPipeline.TIMEOUTS));
         expected.addAll(ClientPipeline.CODEC);
         expected.addAll(ClientPipeline.HTTP_HANDLERS.subList(1, ClientPipeline.HTTP_HANDLERS.size()));
+        expected.remove(ClientPipeline.CHUNKED_WRITES); // TLS listeners only
 
         assertThat(names(() -> new ChannelInboundHandlerAdapter() {
             @Override
@@ -39,7 +41,9 @@ class ClientPipelineNamesTest {
         PorticoConfig config = ConfigLoader.parse("portico { locations = [] }", "names.conf", Path.of("."));
         ClientChannelInitializer init = new ClientChannelInitializer(config.limits(), new ServerState(),
                 new ConnectionLimiter(config.limits().maxConnections()), new ClientAddresses(config.trustedProxies()),
-                AccessLog.create(config.accessLog()), Router.build(config.locations(), location -> null), rateLimiter);
+                AccessLog.create(config.accessLog()), HostRouter.of(Router.build(config.locations(), l -> null)),
+                rateLimiter,
+                null);
         EmbeddedChannel channel = new EmbeddedChannel(init);
         try {
             return channel.pipeline().names().stream().filter(n -> !n.contains("TailContext")).toList();

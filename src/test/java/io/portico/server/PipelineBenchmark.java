@@ -9,6 +9,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.portico.config.ConfigLoader;
 import io.portico.config.PorticoConfig;
 import io.portico.metrics.AccessLog;
+import io.portico.route.HostRouter;
 import io.portico.route.Router;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -90,7 +91,7 @@ public class PipelineBenchmark {
         Router router = Router.build(config.locations(), targets::responder);
         ClientChannelInitializer initializer = new ClientChannelInitializer(config.limits(), new ServerState(),
                 new ConnectionLimiter(config.limits().maxConnections()), new ClientAddresses(config.trustedProxies()),
-                AccessLog.create(config.accessLog()), router, targets::newRateLimitHandler);
+                AccessLog.create(config.accessLog()), HostRouter.of(router), targets::newRateLimitHandler, null);
         channel = new LoopbackEmbeddedChannel();
         channel.pipeline().addLast(initializer);
         String path = switch (target) {

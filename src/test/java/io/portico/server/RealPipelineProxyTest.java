@@ -13,6 +13,7 @@ import io.portico.config.TargetConfig;
 import io.portico.metrics.AccessLog;
 import io.portico.proxy.Proxies;
 import io.portico.route.ReturnResponder;
+import io.portico.route.HostRouter;
 import io.portico.route.Router;
 import io.portico.testing.TestServers;
 import java.io.IOException;
@@ -145,7 +146,7 @@ class RealPipelineProxyTest {
                 });
         ClientChannelInitializer init = new ClientChannelInitializer(config.limits(), new ServerState(),
                 new ConnectionLimiter(config.limits().maxConnections()), new ClientAddresses(config.trustedProxies()),
-                AccessLog.create(config.accessLog()), router, () -> null);
+                AccessLog.create(config.accessLog()), HostRouter.of(router), () -> null, null);
         Channel server = new ServerBootstrap().group(group).channel(transport.serverChannel()).childHandler(init)
                 .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
         open.add(() -> server.close().syncUninterruptibly());

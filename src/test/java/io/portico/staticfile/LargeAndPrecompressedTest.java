@@ -69,6 +69,8 @@ class LargeAndPrecompressedTest {
 
     @Test
     void underTlsALargeFileGoesInChunks() {
+        // as the server's TLS listeners have it (ClientChannelInitializer): files go as chunks, not by sendfile
+        harness.channel.pipeline().addFirst(new ChunkedWriteHandler());
         Exchange exchange = harness.open(responder, HttpMethod.GET, "/big.txt", true);
         exchange.onContent(LastHttpContent.EMPTY_LAST_CONTENT);
         harness.drain();
@@ -76,13 +78,10 @@ class LargeAndPrecompressedTest {
         assertThat(r.kinds()).startsWith("head", "content").endsWith("content", "last")
                 .containsOnly("head", "content", "last");
         assertThat(new String(r.body(), StandardCharsets.US_ASCII)).isEqualTo(big);
-        // the safety net added a ChunkedWriteHandler since the pipeline had none; a second request reuses it
-        assertThat(harness.channel.pipeline().get(ChunkedWriteHandler.class)).isNotNull();
         Exchange again = harness.open(responder, HttpMethod.GET, "/big.txt", true, "Range", "bytes=0-9");
         again.onContent(LastHttpContent.EMPTY_LAST_CONTENT);
         harness.drain();
         assertThat(harness.read().text()).isEqualTo("0123456789");
-        assertThat(harness.channel.pipeline().names()).filteredOn(n -> n.startsWith("portico-chunked")).hasSize(1);
     }
 
     static long openFiles(Path file) throws IOException {

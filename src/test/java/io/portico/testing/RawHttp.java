@@ -17,10 +17,20 @@ public final class RawHttp implements AutoCloseable {
     private final InputStream in;
 
     public RawHttp(int port) throws IOException {
-        socket = new Socket();
-        socket.connect(new InetSocketAddress("127.0.0.1", port), 2000);
+        this(connect(port));
+    }
+
+    /** Over a socket already connected (a TLS socket, say). */
+    public RawHttp(Socket socket) throws IOException {
+        this.socket = socket;
         socket.setSoTimeout(5000);
         in = socket.getInputStream();
+    }
+
+    private static Socket connect(int port) throws IOException {
+        Socket s = new Socket();
+        s.connect(new InetSocketAddress("127.0.0.1", port), 2000);
+        return s;
     }
 
     public RawHttp send(String text) throws IOException {

@@ -1,0 +1,74 @@
+package io.portico.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigObject;
+import com.typesafe.config.ConfigValue;
+import com.typesafe.config.ConfigValueType;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/** Reads {@code hosts}: virtual hosts, each with its names and its own {@code locations}. */
+final class HostReader {
+    /** A DNS name, or "*." before one: labels of letters, digits and dashes (no port, no trailing dot). */
+    private static final Pattern NAME =
+            Pattern.compile("(\\*\\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*");
+
+    private final Node root;
+    private final Config defaults;
+    private final Paths paths;
+    private final Set<String> upstreams;
+    private final Set<String> zones;
+    private final Set<String> connZones;
+
+    HostReader(Node root, Config defaults, Paths paths, Set<String> upstreams, Set<String> zones,
+            Set<String> connZones) {
+        this.root = root;
+        this.defaults = defaults;
+        this.paths = paths;
+        this.upstreams = upstreams;
+        this.zones = zones;
+        this.connZones = connZones;
+    }
+
+    List<HostConfig> readAll() {
+        List<HostConfig> out = new ArrayList<>();
+        Map<String, Integer> owners = new HashMap<>();
+        List<ConfigValue> list = root.list("hosts");
+        for (int i = 0; i < list.size(); i++) {
+            ConfigValue v = list.get(i);
+            if (v.valueType() != ConfigValueType.OBJECT) {
+                root.problem("hosts", "element " + i + " is not an object (expected: { names = [...], locations ="
+                        + " [...] })");
+                continue;
+            }
+            Node h = root.element((ConfigObject) v, root.key("hosts") + "." + i, defaults.getConfig("host"));
+            List<String> names = new ArrayList<>();
+            for (String raw : h.strings("names")) {
+                String name = raw.toLowerCase(Locale.ROOT);
+                if (!NAME.matcher(name).matches()) {
+                    h.problem("names", "'" + raw + "' (expected: a host name such as example.com or *.example.com,"
+                            + " without a port)");
+                } else if (owners.containsKey(name)) {
+                    h.problem("names", "'" + raw + "' is already a name of hosts." + owners.get(name)
+                            + " (expected: each name in one host)");
+                } else {
+                    owners.put(name, i);
+                    names.add(name);
+                }
+            }
+            if (h.strings("names").isEmpty()) {
+                h.problem("names", "no name (expected: at least one, e.g. [\"example.com\", \"*.example.com\"])");
+            }
+            List<LocationConfig> locations =
+                    new LocationReader(h, defaults, paths, upstreams, zones, connZones).readAll();
+            h.finish();
+            out.add(new HostConfig(List.copyOf(names), locations));
+        }
+        return List.copyOf(out);
+    }
+}

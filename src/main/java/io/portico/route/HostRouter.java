@@ -1,0 +1,91 @@
+package io.portico.route;
+
+import io.portico.config.HostConfig;
+import io.portico.config.LocationConfig;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Chooses a request's virtual host, then its location: a host name by hash, then the longest {@code *.} wildcard
+ * whose suffix it ends with (nginx's {@code server_name} order for these two forms), else the default host (the
+ * top-level locations). With no virtual hosts configured it is the default host's {@link Router} and nothing else.
+ */
+public final class HostRouter {
+    private final Router defaultHost;
+    private final Map<String, Router> exact;
+    /** Wildcards by their suffix with its leading dot: ".example.com" for "*.example.com". */
+    private final Map<String, Router> wildcards;
+
+    private HostRouter(Router defaultHost, Map<String, Router> exact, Map<String, Router> wildcards) {
+        this.defaultHost = defaultHost;
+        this.exact = exact;
+        this.wildcards = wildcards;
+    }
+
+    /** Only a default host: what a configuration without {@code hosts} routes with. */
+    public static HostRouter of(Router defaultHost) {
+        return new HostRouter(defaultHost, Map.of(), Map.of());
+    }
+
+    public static HostRouter build(List<LocationConfig> locations, List<HostConfig> hosts,
+            Function<LocationConfig, Responder> responders) {
+        Map<String, Router> exact = new HashMap<>();
+        Map<String, Router> wildcards = new HashMap<>();
+        for (HostConfig host : hosts) {
+            Router router = Router.build(host.locations(), responders);
+            for (String name : host.names()) {
+                if (name.startsWith("*.")) {
+                    wildcards.put(name.substring(1), router);
+                } else {
+                    exact.put(name, router);
+                }
+            }
+        }
+        return new HostRouter(Router.build(locations, responders), Map.copyOf(exact), Map.copyOf(wildcards));
+    }
+
+    /** Whether any virtual host is configured (else {@link #router} is always the default host's). */
+    public boolean virtual() {
+        return !exact.isEmpty() || !wildcards.isEmpty();
+    }
+
+    /**
+     * The router of the host named {@code host}: a Host header's value or an SNI name, in any case, with or without
+     * a port (null: the default host).
+     */
+    public Router router(String host) {
+        if (!virtual() || host == null) {
+            return defaultHost;
+        }
+        String name = name(host);
+        Router r = exact.get(name);
+        if (r != null) {
+            return r;
+        }
+        if (!wildcards.isEmpty()) {
+            for (int dot = name.indexOf('.'); dot >= 0; dot = name.indexOf('.', dot + 1)) {
+                r = wildcards.get(name.substring(dot));
+                if (r != null) {
+                    return r;
+                }
+            }
+        }
+        return defaultHost;
+    }
+
+    /** {@code host} lower-cased without its port; an IPv6 literal keeps its brackets. */
+    static String name(String host) {
+        int end = host.length();
+        int colon = host.lastIndexOf(':');
+        if (colon >= 0 && host.indexOf(']', colon) < 0) {
+            end = colon;
+        }
+        if (end > 0 && host.charAt(end - 1) == '.') {
+            end--; // "example.com." is example.com
+        }
+        String name = end == host.length() ? host : host.substring(0, end);
+        return name.toLowerCase(java.util.Locale.ROOT);
+    }
+}
