@@ -29,6 +29,7 @@ public final class ConfigDump {
         d.kv("max-body-size", l.maxBodySize());
         d.kv("client-header-timeout", dur(l.clientHeaderTimeout()));
         d.kv("client-body-timeout", dur(l.clientBodyTimeout()));
+        d.kv("client-body-min-rate", l.clientBodyMinRate());
         d.kv("send-timeout", dur(l.sendTimeout()));
         d.kv("keepalive-timeout", dur(l.keepaliveTimeout()));
         d.kv("keepalive-requests", l.keepaliveRequests());

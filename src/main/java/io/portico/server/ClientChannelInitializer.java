@@ -48,7 +48,7 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
         p.addLast(ClientPipeline.CONNECTIONS, connectionLimiter);
         p.addLast(ClientPipeline.TIMEOUTS, new ClientTimeoutHandler(
                 limits.keepaliveTimeout(), limits.clientHeaderTimeout(),
-                limits.clientBodyTimeout(), limits.sendTimeout()));
+                limits.clientBodyTimeout(), limits.sendTimeout(), limits.clientBodyMinRate()));
     }
 
     /** HTTP/1.1 framing, strict, then one request at a time with keep-alive. */
