@@ -181,6 +181,7 @@ public final class ConfigDump {
         kv("limit-conn", list(l.limitConn()));
         kv("allow", list(l.allow().stream().map(Cidr::toString).toList()));
         kv("deny", list(l.deny().stream().map(Cidr::toString).toList()));
+        l.maxBodySize().ifPresent(size -> kv("max-body-size", size));
         depth--;
         line("}");
     }

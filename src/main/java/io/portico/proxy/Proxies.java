@@ -49,7 +49,7 @@ public final class Proxies implements AutoCloseable {
     /** The responder of a {@code proxy} location; shared by every event loop. */
     public Responder responder(LocationConfig location, TargetConfig.Proxy target) {
         return new ProxyResponder(new ProxySettings(location, target, pool(target.upstream()),
-                config.limits().maxBodySize(), files));
+                location.maxBodySize().orElse(config.limits().maxBodySize()), files));
     }
 
     /** A responder for try-files' `@name` fallback: proxy to upstream {@code name} with default proxy settings. */

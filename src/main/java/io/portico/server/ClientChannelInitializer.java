@@ -22,6 +22,8 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     private final AccessLog accessLog;
     private final Router router;
     private final Supplier<ChannelHandler> rateLimiter;
+    /** A Content-Length over this is refused before routing; a location's own limit after it. */
+    private final long largestBodyLimit;
 
     ClientChannelInitializer(LimitsConfig limits, ServerState state, ConnectionLimiter connectionLimiter,
             ClientAddresses addresses, AccessLog accessLog, Router router, Supplier<ChannelHandler> rateLimiter) {
@@ -32,6 +34,7 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
         this.accessLog = accessLog;
         this.router = router;
         this.rateLimiter = rateLimiter;
+        this.largestBodyLimit = ExchangeHandler.largestBodyLimit(limits.maxBodySize(), router.routes());
     }
 
     @Override
@@ -54,7 +57,7 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     /** HTTP/1.1 framing, strict, then one request at a time with keep-alive. */
     private void addHttp1Handlers(ChannelPipeline p) {
         ServerCodec.addTo(p, limits.maxRequestLine(), limits.maxHeaderSize());
-        p.addLast(ClientPipeline.FRAMING, new HttpFramingHandler(limits.maxHeaderCount(), limits.maxBodySize()));
+        p.addLast(ClientPipeline.FRAMING, new HttpFramingHandler(limits.maxHeaderCount(), largestBodyLimit));
         p.addLast(ClientPipeline.KEEPALIVE, new KeepAliveHandler(limits.keepaliveRequests(), state));
     }
 
