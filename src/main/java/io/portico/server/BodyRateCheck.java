@@ -8,7 +8,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code limits.client-body-min-rate}: a request body must average at least {@code minRate} bytes per second over
  * every window of {@code window} (client-body-timeout), a sliding window in {@link #SLOTS} steps. The first check
- * comes one window after the head completed, so a body has that long to get going; then every window/5.
+ * comes one window after the first read that left the body incomplete, so a body has that long to get going;
+ * then every window/5. A body that arrives with its head, or in the read that completes it, arms no timer.
  *
  * <p>The idle timeout alone lets a client hold a connection for ever at one byte per timeout; this makes holding
  * it cost bandwidth (Apache mod_reqtimeout's {@code MinRate}; nginx has no equivalent). Reads cost a
@@ -34,6 +35,8 @@ final class BodyRateCheck {
     private boolean pausedAtLastTick;
     private ScheduledFuture<?> timer;
     private ChannelHandlerContext ctx;
+    /** A body is being read: between {@link #start} and {@link #stop}. */
+    private boolean running;
 
     /** @param tooSlow what to do with a body below the rate (called on the loop, once; the check is stopped) */
     BodyRateCheck(long minRate, long windowNanos, Runnable tooSlow) {
@@ -44,16 +47,25 @@ final class BodyRateCheck {
         this.tooSlow = tooSlow;
     }
 
-    /** A body starts: count from zero, first check one window from now. */
+    /** A body starts: count from zero. The timer waits for {@link #arm}. */
     void start(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        stop();
+        running = true;
         bytes = 0;
         pausedAtLastTick = false;
         restart();
-        if (timer != null) {
-            timer.cancel(false);
+    }
+
+    /**
+     * A read is over and the body is still incomplete: the first check one window from now, unless armed already.
+     * Arming here rather than at {@link #start} spares the common body that comes whole with its head a timer.
+     */
+    void arm() {
+        if (running && timer == null) {
+            restart();
+            timer = ctx.executor().schedule(this::tick, tickNanos, TimeUnit.NANOSECONDS);
         }
-        timer = ctx.executor().schedule(this::tick, tickNanos, TimeUnit.NANOSECONDS);
     }
 
     void read(int n) {
@@ -62,6 +74,7 @@ final class BodyRateCheck {
 
     /** The body ended, or the connection did. */
     void stop() {
+        running = false;
         if (timer != null) {
             timer.cancel(false);
             timer = null;
@@ -75,7 +88,7 @@ final class BodyRateCheck {
 
     private void tick() {
         timer = null;
-        if (!ctx.channel().isActive()) {
+        if (!running || !ctx.channel().isActive()) {
             return;
         }
         boolean paused = !ctx.channel().config().isAutoRead();

@@ -67,31 +67,34 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof ByteBuf) {
-            if (phase == Phase.IDLE) {
-                phase = Phase.HEAD;
-                int n = ((ByteBuf) msg).readableBytes();
-                ctx.fireChannelRead(msg);
-                if (bodyRate != null) {
-                    bodyRate.read(n); // a body's first bytes may come with its head (counted with it: lenient)
-                }
-                if (phase == Phase.HEAD) {
-                    // The head did not come whole with these first bytes: it now has the header timeout to finish.
-                    // Armed only then, as nginx does: a head that arrives in one read (nearly all) costs no clock
-                    // read.
-                    expireIn(headerNanos);
-                }
-                return;
+        if (!(msg instanceof ByteBuf buf)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        int n = buf.readableBytes();
+        if (phase == Phase.IDLE) {
+            phase = Phase.HEAD;
+            ctx.fireChannelRead(msg);
+            if (phase == Phase.HEAD) {
+                // The head did not come whole with these first bytes: it now has the header timeout to finish.
+                // Armed only then, as nginx does: a head that arrives in one read (nearly all) costs no clock
+                // read.
+                expireIn(headerNanos);
             }
+        } else {
             if (phase == Phase.BODY) {
                 expireIn(bodyNanos);
             }
-            if (bodyRate != null) {
-                // every read while a check runs: a body drained after its response completed counts too
-                bodyRate.read(((ByteBuf) msg).readableBytes());
+            ctx.fireChannelRead(msg);
+        }
+        if (bodyRate != null) {
+            // Counted after the read went up, so a body that starts in it counts from its start (with the bytes
+            // of its head: lenient); a body drained after its response completed counts too.
+            bodyRate.read(n);
+            if (phase == Phase.BODY) {
+                bodyRate.arm();
             }
         }
-        ctx.fireChannelRead(msg);
     }
 
     /** The head is complete; a body follows, or the request is complete. */
