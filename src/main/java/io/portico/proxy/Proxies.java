@@ -56,9 +56,14 @@ public final class Proxies implements AutoCloseable {
     public Responder named(String upstream) {
         TargetConfig.Proxy target = new TargetConfig.Proxy(upstream, Optional.empty(), false, true, true,
                 DEFAULT_CLIENT_BODY_BUFFER, DEFAULT_PROXY_BUFFERS, false, ForwardedHeader.ALL, Map.of(), Map.of());
+        // The static location that falls back here has already held the body to its own max-body-size (the
+        // server's exchange stage does): this one must not refuse less, so it takes the largest any location has.
+        long largest = config.locations().stream()
+                .mapToLong(l -> l.maxBodySize().orElse(config.limits().maxBodySize()))
+                .reduce(config.limits().maxBodySize(), Math::max);
         LocationConfig location = new LocationConfig(
                 new LocationConfig.Match(LocationConfig.Match.Kind.PREFIX, "/"), target,
-                List.of(), List.of(), "@" + upstream);
+                List.of(), List.of(), List.of(), List.of(), "@" + upstream, java.util.OptionalLong.of(largest));
         return responder(location, target);
     }
 

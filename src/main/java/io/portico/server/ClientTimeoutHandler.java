@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The client-side timers, below the HTTP codec so that it sees the first byte of a request head: idle keep-alive
  * (close quietly), the whole head (408: slowloris), between body reads (408), a body below the minimum rate
- * (408, {@link BodyRateCheck}), and a response that cannot be written (close). {@link KeepAliveHandler} tells it where a request stands.
+ * (408, {@link BodyRateCheck}), and a response that cannot be written (close). {@link KeepAliveHandler} tells it
+ * where a request stands.
  *
  * <p>One timer per connection, and moving a deadline is a field write: the timer, when it fires early, re-arms
  * itself for what is left (as Netty's IdleStateHandler does), so a request costs no scheduling.
@@ -235,7 +236,7 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
             return;
         }
         boolean paused = phase == Phase.BODY && !ctx.channel().config().isAutoRead();
-        if (paused || bodyPausedAtLastFire) {
+        if (paused || (phase == Phase.BODY && bodyPausedAtLastFire)) {
             // Portico is not reading the body (a rate-limit delay, a slow upstream pausing a streamed body), or
             // was not when the timer last fired: the client cannot be late for a read nobody makes, and gets a
             // whole timeout from the first firing that finds reads on. As nginx's client_body_timeout, which runs

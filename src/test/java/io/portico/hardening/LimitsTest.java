@@ -8,6 +8,8 @@ import io.portico.testing.RawHttp;
 import io.portico.testing.Response;
 import io.portico.testing.TestServers;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -165,12 +167,15 @@ class LimitsTest {
     @Test
     void aLocationsMaxBodySizeOverridesTheGlobalOne() throws Exception {
         RecordingUpstream app = RecordingUpstream.tcp();
+        Path files = Files.createTempDirectory("portico-limits");
         PorticoServer s = TestServers.start("limits { max-body-size = 1k }\n"
                 + "upstreams { app { servers = [{ address = \"" + app.address() + "\", max-fails = 0 }] } }\n"
                 + "locations = [ { path = \"/\", proxy = app },"
                 + " { path = \"/big/\", proxy = app, max-body-size = 10m },"
                 + " { path = \"/small/\", proxy = app, max-body-size = 100 },"
-                + " { path = \"/small-stream/\", proxy = app, streaming = true, max-body-size = 100 } ]");
+                + " { path = \"/small-stream/\", proxy = app, streaming = true, max-body-size = 100 },"
+                + " { path = \"/files/\", root = \"" + files + "/\", try-files = [\"$uri\", \"@app\"],"
+                + " max-body-size = 10m } ]");
         int port = TestServers.port(s);
         try {
             String h = " HTTP/1.1\r\nHost: x\r\n";
@@ -180,8 +185,11 @@ class LimitsTest {
             assertThat(exchange(port, "POST /big/b" + h + chunked2k)).isEqualTo("200 open");
             assertThat(exchange(port, "POST /small/c" + h + "Content-Length: 100\r\n\r\n" + "d".repeat(100)))
                     .isEqualTo("200 open");
+            // a static location's own limit holds for the upstream it falls back to
+            assertThat(exchange(port, "POST /files/up" + h + "Content-Length: 2048\r\n\r\n" + "f".repeat(2048)))
+                    .isEqualTo("200 open");
             assertThat(app.requests()).extracting(RecordingUpstream.Request::bodyLength)
-                    .containsExactly(2048L, 2048L, 100L);
+                    .containsExactly(2048L, 2048L, 100L, 2048L);
             app.reset();
 
             assertThat(exchange(port, "POST /small/e" + h + "Content-Length: 200\r\n\r\n" + "e".repeat(200)))
@@ -203,6 +211,7 @@ class LimitsTest {
         } finally {
             s.stop();
             app.close();
+            Files.delete(files);
         }
     }
 

@@ -137,9 +137,9 @@ class SymlinkFlipTest {
     /**
      * The race for real: a thread renames a regular file, a symlink inside the root and a symlink out of it over
      * one name, every 0.2 ms (bounded in answers, flips and time), while two keep-alive clients request that name
-     * through the server with no metadata caching (revalidate = 0s). Every answer is the regular file (as long as the secret,
-     * so a size check alone cannot tell them apart), the inside
-     * target, or 404; never a 500, never the secret. Small files (memory cache) and large ones (sendfile) alike.
+     * through the server with no metadata caching (revalidate = 0s). Every answer is the regular file (as long as
+     * the secret, so a size check alone cannot tell them apart), the inside target, or 404; never a 500, never the
+     * secret. Small files (memory cache) and large ones (sendfile) alike.
      */
     @ParameterizedTest(name = "cache max-file-size {0}")
     @CsvSource({"1m", "1"})
