@@ -37,6 +37,7 @@ public final class ConfigDump {
         d.kv("max-body-size", l.maxBodySize());
         d.kv("client-header-timeout", dur(l.clientHeaderTimeout()));
         d.kv("client-body-timeout", dur(l.clientBodyTimeout()));
+        d.kv("client-body-min-rate", l.clientBodyMinRate());
         d.kv("send-timeout", dur(l.sendTimeout()));
         d.kv("keepalive-timeout", dur(l.keepaliveTimeout()));
         d.kv("keepalive-requests", l.keepaliveRequests());
@@ -237,6 +238,7 @@ public final class ConfigDump {
         kv("limit-conn", list(l.limitConn()));
         kv("allow", list(l.allow().stream().map(Cidr::toString).toList()));
         kv("deny", list(l.deny().stream().map(Cidr::toString).toList()));
+        l.maxBodySize().ifPresent(size -> kv("max-body-size", size));
         depth--;
         line("}");
     }

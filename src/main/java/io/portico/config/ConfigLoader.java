@@ -164,7 +164,8 @@ public final class ConfigLoader {
                 n.duration("send-timeout", Duration.ofMillis(1)),
                 n.duration("keepalive-timeout", Duration.ZERO),
                 n.integer("keepalive-requests", 1, Integer.MAX_VALUE),
-                n.integer("max-connections", 0, Integer.MAX_VALUE));
+                n.integer("max-connections", 0, Integer.MAX_VALUE),
+                n.bytes("client-body-min-rate", 0, 1L << 30));
         n.finish();
         return limits;
     }

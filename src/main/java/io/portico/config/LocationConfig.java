@@ -1,6 +1,7 @@
 package io.portico.config;
 
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * One entry of {@code locations}: how it matches a request path, the one target that answers it, the
@@ -8,6 +9,8 @@ import java.util.List;
  *
  * @param allow when not empty, only client addresses in these CIDRs are served; the others get 403
  * @param deny client addresses in these CIDRs get 403, even when {@code allow} contains them
+ * @param maxBodySize this location's largest request body (nginx's client_max_body_size in a location); empty:
+ *     {@code limits.max-body-size}
  */
 public record LocationConfig(
         Match match,
@@ -16,7 +19,14 @@ public record LocationConfig(
         List<String> limitConn,
         List<Cidr> allow,
         List<Cidr> deny,
-        String origin) {
+        String origin,
+        OptionalLong maxBodySize) {
+
+    /** A location with the global body limit. */
+    public LocationConfig(Match match, TargetConfig target, List<String> rateLimits, List<String> limitConn,
+            List<Cidr> allow, List<Cidr> deny, String origin) {
+        this(match, target, rateLimits, limitConn, allow, deny, origin, OptionalLong.empty());
+    }
 
     /** A location open to every client. */
     public LocationConfig(

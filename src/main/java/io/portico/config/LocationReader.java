@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -82,6 +83,8 @@ final class LocationReader {
         List<String> limitConn = names(n, "limit-conn", connZones, "limit-conn");
         List<Cidr> allow = ConfigLoader.readCidrs(n, "allow");
         List<Cidr> deny = ConfigLoader.readCidrs(n, "deny");
+        OptionalLong maxBodySize = n.isSet("max-body-size")
+                ? OptionalLong.of(n.bytes("max-body-size", 0, Long.MAX_VALUE)) : OptionalLong.empty();
         Set<String> known = new HashSet<>(STATIC_KEYS);
         known.addAll(PROXY_KEYS);
         known.addAll(MATCHES);
@@ -91,7 +94,8 @@ final class LocationReader {
             return Optional.empty();
         }
         String origin = n.origin().description();
-        return Optional.of(new LocationConfig(match, target, rateLimits, limitConn, allow, deny, origin));
+        return Optional.of(
+                new LocationConfig(match, target, rateLimits, limitConn, allow, deny, origin, maxBodySize));
     }
 
     /**

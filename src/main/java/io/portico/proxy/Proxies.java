@@ -49,7 +49,7 @@ public final class Proxies implements AutoCloseable {
     /** The responder of a {@code proxy} location; shared by every event loop. */
     public Responder responder(LocationConfig location, TargetConfig.Proxy target) {
         return new ProxyResponder(new ProxySettings(location, target, pool(target.upstream()),
-                config.limits().maxBodySize(), files));
+                location.maxBodySize().orElse(config.limits().maxBodySize()), files));
     }
 
     /** A responder for try-files' `@name` fallback: proxy to upstream {@code name} with default proxy settings. */
@@ -57,9 +57,14 @@ public final class Proxies implements AutoCloseable {
         TargetConfig.Proxy target = new TargetConfig.Proxy(upstream, Optional.empty(), false, true, true,
                 DEFAULT_CLIENT_BODY_BUFFER, DEFAULT_PROXY_BUFFERS, false, ForwardedHeader.ALL, Map.of(), Map.of(),
                 true);
+        // The static location that falls back here has already held the body to its own max-body-size (the
+        // server's exchange stage does): this one must not refuse less, so it takes the largest any location has.
+        long largest = config.allLocations().stream()
+                .mapToLong(l -> l.maxBodySize().orElse(config.limits().maxBodySize()))
+                .reduce(config.limits().maxBodySize(), Math::max);
         LocationConfig location = new LocationConfig(
                 new LocationConfig.Match(LocationConfig.Match.Kind.PREFIX, "/"), target,
-                List.of(), List.of(), "@" + upstream);
+                List.of(), List.of(), List.of(), List.of(), "@" + upstream, java.util.OptionalLong.of(largest));
         return responder(location, target);
     }
 

@@ -5,6 +5,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.portico.config.Cidr;
 import io.portico.route.ClientExchange;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -29,13 +30,29 @@ final class LocationLimits {
     /** Whether any zone sends RateLimit fields on passing responses: only then is a key's state read back. */
     private final boolean headersOnPass;
     private final boolean decidesLater;
+    /** The detectors of this location's zones keyed by the client address. */
+    private final UntrustedProxyDetector[] detectors;
 
-    LocationLimits(List<RateZone> rate, List<ConnZone> conn, List<Cidr> unlimited) {
+    LocationLimits(List<RateZone> rate, List<ConnZone> conn, List<Cidr> unlimited,
+            List<UntrustedProxyDetector> detectors) {
+        this.detectors = detectors.toArray(UntrustedProxyDetector[]::new);
         this.rate = rate.toArray(RateZone[]::new);
         this.conn = conn.toArray(ConnZone[]::new);
         this.unlimited = unlimited;
         this.headersOnPass = rate.stream().anyMatch(RateZone::headersOnPass);
         this.decidesLater = rate.stream().anyMatch(zone -> zone.shared != null);
+    }
+
+    /** Whether a zone here is keyed by the client address, so that an untrusted proxy would be one client. */
+    boolean watchesForwarders() {
+        return detectors.length > 0;
+    }
+
+    /** A request from {@code peer}, not trusted, that carries X-Forwarded-For: see {@link UntrustedProxyDetector}. */
+    void untrustedForwarder(InetAddress peer, long now) {
+        for (UntrustedProxyDetector detector : detectors) {
+            detector.untrustedForwarder(peer, now);
+        }
     }
 
     boolean limitsNothing() {

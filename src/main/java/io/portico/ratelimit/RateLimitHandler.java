@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.portico.route.ClientExchange;
@@ -27,6 +28,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class RateLimitHandler extends ChannelDuplexHandler {
     private static final SlotMemo[] NO_MEMOS = {};
+    private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("X-Forwarded-For");
 
     private final RateLimits limits;
     private final NanoClock clock;
@@ -71,6 +73,11 @@ final class RateLimitHandler extends ChannelDuplexHandler {
         if (location == null || location.limitsNothing() || location.unlimited(client)) {
             ctx.fireChannelRead(request);
             return;
+        }
+        if (!client.fromTrustedProxy() && location.watchesForwarders()
+                && request.headers().contains(X_FORWARDED_FOR)) {
+            // rare in a correct configuration: the only requests the load-balancer detector counts
+            location.untrustedForwarder(client.peerAddress().getAddress(), clock.nanoTime());
         }
         if (location.decidesLater()) {
             awaitVerdict(ctx, client, location, request);

@@ -8,6 +8,7 @@ import io.portico.config.LimitConnConfig;
 import io.portico.config.LocationConfig;
 import io.portico.config.PorticoConfig;
 import io.portico.config.RateLimitZoneConfig;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -15,6 +16,8 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
 /**
@@ -28,6 +31,8 @@ public final class RateLimits implements AutoCloseable {
     private final Map<String, ConnZone> connZones = new LinkedHashMap<>();
     private final Map<LocationConfig, LocationLimits> byLocation = new IdentityHashMap<>();
     private final List<Cidr> allowUnlimited;
+    /** By zone name, for the zones keyed by the client address. */
+    private final Map<String, UntrustedProxyDetector> detectors = new LinkedHashMap<>();
 
     private RateLimits(PorticoConfig config, NanoClock clock, TimeMeter sharedClock, Executor maintenance,
             Scheduler sweeper) {
@@ -50,6 +55,13 @@ public final class RateLimits implements AutoCloseable {
             redis.close();
             throw e;
         }
+        Set<InetAddress> warned = ConcurrentHashMap.newKeySet();
+        rateZones.forEach((name, zone) -> {
+            if (zone.key.usesClientIp()) {
+                detectors.put(name, new UntrustedProxyDetector(
+                        name, zone.counters, orEmpty(config.trustedProxies()), warned));
+            }
+        });
         for (LimitConnConfig zone : orEmpty(config.limitConn()).values()) {
             connZones.put(zone.name(), new ConnZone(zone));
         }
@@ -148,14 +160,18 @@ public final class RateLimits implements AutoCloseable {
 
     private LocationLimits resolve(LocationConfig location) {
         List<RateZone> rate = new ArrayList<>();
+        List<UntrustedProxyDetector> watched = new ArrayList<>();
         for (String name : orEmpty(location.rateLimits())) {
             rate.add(require(rateZones.get(name), "rateLimits", name, location));
+            if (detectors.containsKey(name)) {
+                watched.add(detectors.get(name));
+            }
         }
         List<ConnZone> conn = new ArrayList<>();
         for (String name : orEmpty(location.limitConn())) {
             conn.add(require(connZones.get(name), "limitConn", name, location));
         }
-        return new LocationLimits(rate, conn, allowUnlimited);
+        return new LocationLimits(rate, conn, allowUnlimited, watched);
     }
 
     private static <T> T require(T zone, String field, String name, LocationConfig location) {

@@ -57,6 +57,11 @@ final class RequestKey {
         return new RequestKey(spec, List.copyOf(parts), ipv6Prefix);
     }
 
+    /** Whether the client address is part of the key: then a proxy Portico does not trust is one client. */
+    boolean usesClientIp() {
+        return parts.stream().anyMatch(p -> p.kind() == Kind.CLIENT_IP);
+    }
+
     /** The key of this request, or null when it is empty (the request is not limited). */
     ClientKey of(ClientExchange client, HttpRequest request) {
         if (parts.size() == 1 && parts.get(0).kind() == Kind.CLIENT_IP) {

@@ -36,6 +36,11 @@ public final class ZoneCounters {
         return rejected.sum();
     }
 
+    /** Every request the zone decided on: passed, delayed or rejected (dry-run ones are among these). */
+    long decided() {
+        return passed.sum() + delayed.sum() + rejected.sum();
+    }
+
     /** Requests a dry-run zone would have delayed or rejected. */
     public long dryRun() {
         return dryRun.sum();

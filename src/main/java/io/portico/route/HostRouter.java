@@ -2,9 +2,13 @@ package io.portico.route;
 
 import io.portico.config.HostConfig;
 import io.portico.config.LocationConfig;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -73,6 +77,23 @@ public final class HostRouter {
             }
         }
         return defaultHost;
+    }
+
+    /** Every location of every host, the default host's first (what is sized by the largest of them). */
+    public List<Route> routes() {
+        List<Route> all = new ArrayList<>(defaultHost.routes());
+        Set<Router> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Router r : exact.values()) {
+            if (seen.add(r)) {
+                all.addAll(r.routes());
+            }
+        }
+        for (Router r : wildcards.values()) {
+            if (seen.add(r)) {
+                all.addAll(r.routes());
+            }
+        }
+        return all;
     }
 
     /** {@code host} lower-cased without its port; an IPv6 literal keeps its brackets. */

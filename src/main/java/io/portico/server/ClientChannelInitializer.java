@@ -28,6 +28,8 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     private final Supplier<ChannelHandler> rateLimiter;
     /** The listener's TLS, or null for plain HTTP. */
     private final ServerTls tls;
+    /** A Content-Length over this is refused before routing; a location's own limit after it. */
+    private final long largestBodyLimit;
 
     ClientChannelInitializer(LimitsConfig limits, ServerState state, ConnectionLimiter connectionLimiter,
             ClientAddresses addresses, AccessLog accessLog, HostRouter router, Supplier<ChannelHandler> rateLimiter,
@@ -40,6 +42,7 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
         this.router = router;
         this.rateLimiter = rateLimiter;
         this.tls = tls;
+        this.largestBodyLimit = ExchangeHandler.largestBodyLimit(limits.maxBodySize(), router.routes());
     }
 
     @Override
@@ -59,7 +62,7 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
         p.addLast(ClientPipeline.CONNECTIONS, connectionLimiter);
         p.addLast(ClientPipeline.TIMEOUTS, new ClientTimeoutHandler(
                 limits.keepaliveTimeout(), limits.clientHeaderTimeout(),
-                limits.clientBodyTimeout(), limits.sendTimeout()));
+                limits.clientBodyTimeout(), limits.sendTimeout(), limits.clientBodyMinRate()));
     }
 
     /**
@@ -79,7 +82,7 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
             // A file cannot go by sendfile through TLS: the static responder writes it as chunks (FileChunks).
             p.addLast(ClientPipeline.CHUNKED_WRITES, new ChunkedWriteHandler());
         }
-        p.addLast(ClientPipeline.FRAMING, new HttpFramingHandler(limits.maxHeaderCount(), limits.maxBodySize()));
+        p.addLast(ClientPipeline.FRAMING, new HttpFramingHandler(limits.maxHeaderCount(), largestBodyLimit));
         p.addLast(ClientPipeline.KEEPALIVE, new KeepAliveHandler(limits.keepaliveRequests(), state));
     }
 

@@ -13,8 +13,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The client-side timers, below the HTTP codec so that it sees the first byte of a request head: idle keep-alive
- * (close quietly), the whole head (408: slowloris), between body reads (408), and a response that cannot be
- * written (close). {@link KeepAliveHandler} tells it where a request stands.
+ * (close quietly), the whole head (408: slowloris), between body reads (408), a body below the minimum rate
+ * (408, {@link BodyRateCheck}), and a response that cannot be written (close). {@link KeepAliveHandler} tells it
+ * where a request stands.
  *
  * <p>One timer per connection, and moving a deadline is a field write: the timer, when it fires early, re-arms
  * itself for what is left (as Netty's IdleStateHandler does), so a request costs no scheduling.
@@ -39,12 +40,18 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
     private FileRegion watched;
     private long watchedBefore;
     private ScheduledFuture<?> progressCheck;
+    /** The body timer last fired while Portico was not reading the body. */
+    private boolean bodyPausedAtLastFire;
+    /** null when there is no minimum body rate. */
+    private final BodyRateCheck bodyRate;
 
-    ClientTimeoutHandler(Duration keepalive, Duration header, Duration body, Duration send) {
+    /** @param bodyMinRate bytes per second a body must average over each {@code body} window, 0 for no minimum */
+    ClientTimeoutHandler(Duration keepalive, Duration header, Duration body, Duration send, long bodyMinRate) {
         this.keepaliveNanos = keepalive.toNanos();
         this.headerNanos = header.toNanos();
         this.bodyNanos = body.toNanos();
         this.sendNanos = send.toNanos();
+        this.bodyRate = bodyMinRate > 0 ? new BodyRateCheck(bodyMinRate, bodyNanos, this::requestTimeout) : null;
     }
 
     @Override
@@ -61,30 +68,45 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof ByteBuf) {
-            if (phase == Phase.IDLE) {
-                phase = Phase.HEAD;
-                ctx.fireChannelRead(msg);
-                if (phase == Phase.HEAD) {
-                    // The head did not come whole with these first bytes: it now has the header timeout to finish.
-                    // Armed only then, as nginx does: a head that arrives in one read (nearly all) costs no clock
-                    // read.
-                    expireIn(headerNanos);
-                }
-                return;
+        if (!(msg instanceof ByteBuf buf)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        int n = buf.readableBytes();
+        if (phase == Phase.IDLE) {
+            phase = Phase.HEAD;
+            ctx.fireChannelRead(msg);
+            if (phase == Phase.HEAD) {
+                // The head did not come whole with these first bytes: it now has the header timeout to finish.
+                // Armed only then, as nginx does: a head that arrives in one read (nearly all) costs no clock
+                // read.
+                expireIn(headerNanos);
             }
+        } else {
             if (phase == Phase.BODY) {
                 expireIn(bodyNanos);
             }
+            ctx.fireChannelRead(msg);
         }
-        ctx.fireChannelRead(msg);
+        if (bodyRate != null) {
+            // Counted after the read went up, so a body that starts in it counts from its start (with the bytes
+            // of its head: lenient); a body drained after its response completed counts too.
+            bodyRate.read(n);
+            if (phase == Phase.BODY) {
+                bodyRate.arm();
+            }
+        }
     }
 
     /** The head is complete; a body follows, or the request is complete. */
     void headReceived(boolean bodyFollows) {
         if (bodyFollows) {
             phase = Phase.BODY;
+            bodyPausedAtLastFire = false;
             expireIn(bodyNanos);
+            if (bodyRate != null) {
+                bodyRate.start(ctx);
+            }
         } else {
             phase = Phase.RESPONSE;
             deadline = NONE;
@@ -98,6 +120,9 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
         if (phase != Phase.IDLE) {
             phase = Phase.RESPONSE;
             deadline = NONE;
+        }
+        if (bodyRate != null) {
+            bodyRate.stop();
         }
     }
 
@@ -177,6 +202,9 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
             progressCheck = null;
         }
         watched = null;
+        if (bodyRate != null) {
+            bodyRate.stop();
+        }
         ctx.fireChannelInactive();
     }
 
@@ -207,14 +235,34 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
             schedule(left);
             return;
         }
+        boolean paused = phase == Phase.BODY && !ctx.channel().config().isAutoRead();
+        if (paused || (phase == Phase.BODY && bodyPausedAtLastFire)) {
+            // Portico is not reading the body (a rate-limit delay, a slow upstream pausing a streamed body), or
+            // was not when the timer last fired: the client cannot be late for a read nobody makes, and gets a
+            // whole timeout from the first firing that finds reads on. As nginx's client_body_timeout, which runs
+            // only between two reads it makes.
+            bodyPausedAtLastFire = paused;
+            expireIn(bodyNanos);
+            return;
+        }
         deadline = NONE;
         if (phase == Phase.IDLE) {
             ctx.close();
         } else if (phase != Phase.RESPONSE) {
-            // Below the codec: the answer goes out pre-encoded, then the connection closes.
-            ctx.channel().config().setAutoRead(false);
-            ctx.writeAndFlush(ErrorPages.raw(HttpResponseStatus.REQUEST_TIMEOUT))
-                    .addListener(ChannelFutureListener.CLOSE);
+            requestTimeout();
         }
+    }
+
+    /** The head or body did not arrive in time (or fast enough): 408, then close. */
+    private void requestTimeout() {
+        deadline = NONE;
+        phase = Phase.RESPONSE;
+        if (bodyRate != null) {
+            bodyRate.stop();
+        }
+        // Below the codec: the answer goes out pre-encoded, then the connection closes.
+        ctx.channel().config().setAutoRead(false);
+        ctx.writeAndFlush(ErrorPages.raw(HttpResponseStatus.REQUEST_TIMEOUT))
+                .addListener(ChannelFutureListener.CLOSE);
     }
 }

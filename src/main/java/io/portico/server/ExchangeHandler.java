@@ -16,7 +16,9 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.portico.route.ClientExchange;
 import io.portico.route.Exchange;
+import io.portico.route.Route;
 import java.io.IOException;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,19 +26,36 @@ import org.slf4j.LoggerFactory;
  * The end of the pipeline: hands each request to its location's responder and the body to the exchange it
  * opened, enforcing the body size as it streams. An exchange hears of the client leaving only while its
  * response is incomplete.
+ *
+ * <p>The body limit is the location's {@code max-body-size}, else {@code limits.max-body-size}. Before routing,
+ * {@link HttpFramingHandler} refuses only a {@code Content-Length} over the largest limit of any location (it
+ * cannot know the location yet); the location's own limit is checked here, from the head, before the responder
+ * opens, before {@code 100 Continue}, and before any body byte goes anywhere.
  */
 final class ExchangeHandler extends ChannelDuplexHandler {
     private static final Logger log = LoggerFactory.getLogger(ExchangeHandler.class);
 
     private final long maxBodySize;
+    /** The current request's body limit. */
+    private long bodyLimit;
     private Exchange exchange;
     private RequestContext request;
     private boolean bodyDone = true;
     private boolean responseDone = true;
     private long bodyBytes;
 
+    /** @param maxBodySize {@code limits.max-body-size}, for locations without their own */
     ExchangeHandler(long maxBodySize) {
         this.maxBodySize = maxBodySize;
+    }
+
+    /** The largest body any location allows: what may pass the framing stage, before routing. */
+    static long largestBodyLimit(long maxBodySize, List<Route> routes) {
+        long largest = maxBodySize;
+        for (Route route : routes) {
+            largest = Math.max(largest, route.location().maxBodySize().orElse(maxBodySize));
+        }
+        return largest;
     }
 
     @Override
@@ -70,6 +89,15 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         bodyBytes = 0;
         bodyDone = false;
         responseDone = false;
+        bodyLimit = request.route().location().maxBodySize().orElse(maxBodySize);
+        if (HttpUtil.getContentLength(head, 0L) > bodyLimit) {
+            // Over this location's limit, though not over every location's: refused from the head, as the
+            // framing stage refuses the largest (the connection closes after the 413; the body is released as it
+            // arrives).
+            exchange = null;
+            request.sendError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, null, true);
+            return;
+        }
         if (HttpUtil.is100ContinueExpected(head)) {
             head.headers().remove(HttpHeaderNames.EXPECT);
             // The body is wanted: the request passed routing and rate limiting, and its length was checked.
@@ -102,8 +130,8 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     private void body(ChannelHandlerContext ctx, HttpContent content) {
         boolean last = content instanceof LastHttpContent;
         bodyBytes += content.content().readableBytes();
-        if (bodyBytes > maxBodySize && exchange != null) {
-            // A chunked body grew past the limit (a declared length was refused before routing).
+        if (bodyBytes > bodyLimit && exchange != null) {
+            // A chunked body grew past the limit (a declared length was refused from the head).
             content.release();
             Exchange e = exchange;
             exchange = null;

@@ -12,7 +12,9 @@ import io.portico.config.StaticConfig.FollowSymlinks;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -132,7 +134,7 @@ final class FileCache {
     CompletableFuture<FileChannel> open(FileMeta file) {
         return CompletableFuture.supplyAsync(() -> {
             try {
-                FileChannel channel = FileChannel.open(file.real(), StandardOpenOption.READ);
+                FileChannel channel = openReal(file);
                 if (channel.size() < file.size()) {
                     channel.close();
                     throw new FileChangedException(file.real());
@@ -142,6 +144,30 @@ final class FileCache {
                 throw new java.io.UncheckedIOException(e);
             }
         }, executor);
+    }
+
+    /**
+     * Opens the symlink-free path the stat checked, refusing a symlink there: between that stat and this open the
+     * name may have been replaced by a symlink (to anywhere, outside the root too), and a plain open would follow
+     * it. O_NOFOLLOW makes that an error, reported as the file having changed, so the caller walks again. A
+     * directory above it swapped for a symlink in the same window is not caught here (nginx's open_file_cache
+     * has the same window unless disable_symlinks opens each component with openat).
+     */
+    private static FileChannel openReal(FileMeta file) throws IOException {
+        try {
+            return FileChannel.open(file.real(), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+        } catch (AccessDeniedException e) {
+            throw e;
+        } catch (IOException e) {
+            // ELOOP (a symlink there now) comes as a bare IOException whose text the JDK marks; the name may
+            // also have flipped again since, so look at it too: a real I/O error of a file that stayed stays one
+            String message = e.getMessage();
+            if ((message != null && message.contains("NOFOLLOW_LINKS")) || Files.isSymbolicLink(file.real())
+                    || !Files.exists(file.real(), LinkOption.NOFOLLOW_LINKS)) {
+                throw new FileChangedException(file.real());
+            }
+            throw e;
+        }
     }
 
     private FileMeta stat(Key key) {
@@ -187,7 +213,10 @@ final class FileCache {
         }
         try {
             Path real = SafePathResolver.followable(key.root(), file, followSymlinks);
-            BasicFileAttributes attributes = Files.readAttributes(real, BasicFileAttributes.class);
+            // not following: a real path that turned into a symlink since followable resolved it is neither a
+            // file nor a directory here, so it is served as missing rather than as whatever it points to now
+            BasicFileAttributes attributes =
+                    Files.readAttributes(real, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             if (attributes.isDirectory()) {
                 return FileMeta.directory(key, file, real);
             }
@@ -203,7 +232,7 @@ final class FileCache {
     }
 
     private static ByteBuf read(FileMeta file) {
-        try (FileChannel channel = FileChannel.open(file.real(), StandardOpenOption.READ)) {
+        try (FileChannel channel = openReal(file)) {
             ByteBuffer bytes = ByteBuffer.allocateDirect((int) file.size());
             while (bytes.hasRemaining() && channel.read(bytes) >= 0) {
                 // read until full or end of file

@@ -9,6 +9,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.portico.route.ClientExchange;
 import io.portico.route.Exchange;
 import io.portico.route.Responder;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -112,18 +114,29 @@ final class StaticExchange implements Exchange {
         error(HttpResponseStatus.METHOD_NOT_ALLOWED, new DefaultHttpHeaders().set(HttpHeaderNames.ALLOW, "GET, HEAD"));
     }
 
-    /** The file changed or vanished between stat and read: forget it and walk again, once. */
+    /**
+     * The file changed or vanished between stat and read: forget it and walk again, once. A name still changing
+     * under the second walk (a file and a symlink renamed over each other in a loop) is not a file Portico can
+     * serve as it was described: 404, as for a name that is not there (nginx: ENOENT 404, EACCES 403). Only an
+     * I/O error of a file that stayed put is a 500.
+     */
     void retry(Representation representation, Throwable failure) {
         FileMeta file = representation.file();
         location.cache().invalidate(representation.original()); // it holds the variant's metadata too
         location.cache().invalidate(file);
         if (attempts < MAX_ATTEMPTS) {
             start();
+            return;
+        }
+        Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
+        if (cause instanceof AccessDeniedException) {
+            error(HttpResponseStatus.FORBIDDEN);
+        } else if (cause instanceof FileCache.FileChangedException || cause instanceof NoSuchFileException) {
+            log.debug("{} kept changing while it was read: {}", file.path(), cause.toString());
+            error(HttpResponseStatus.NOT_FOUND);
         } else {
-            log.warn("cannot read {}: {}", file.path(), failure.toString());
-            error(failure.getCause() instanceof java.nio.file.AccessDeniedException
-                    ? HttpResponseStatus.FORBIDDEN
-                    : HttpResponseStatus.INTERNAL_SERVER_ERROR);
+            log.warn("cannot read {}: {}", file.path(), cause.toString());
+            error(HttpResponseStatus.INTERNAL_SERVER_ERROR);
         }
     }
 

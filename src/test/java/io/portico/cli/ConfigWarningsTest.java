@@ -16,9 +16,8 @@ class ConfigWarningsTest {
     }
 
     @Test
-    void warnsWhenOneTrustedHostCouldBeRateLimitedAsEveryone() throws Exception {
-        assertThat(ConfigWarnings.of(config("[\"10.0.0.5\"]")))
-                .singleElement().asString().contains("rate-limiting your load balancer");
+    void oneTrustedProxyIsACorrectConfiguration() throws Exception {
+        assertThat(ConfigWarnings.of(config("[\"10.0.0.5\"]"))).isEmpty();
     }
 
     @Test

@@ -99,6 +99,21 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void aLocationsMaxBodySizeOverridesTheGlobalOneAndIsCheckedAtLoad() throws Exception {
+        PorticoConfig config = ConfigLoader.parse("portico { limits { max-body-size = 1k, client-body-min-rate = 2k }"
+                + ", locations = [ { path = \"/up/\", return = 204, max-body-size = 10m },"
+                + " { path = \"/\", return = 204 } ] }", "b.conf", prefix);
+        assertThat(config.locations().get(0).maxBodySize()).hasValue(10L << 20);
+        assertThat(config.locations().get(1).maxBodySize()).isEmpty();
+        assertThat(config.limits().clientBodyMinRate()).isEqualTo(2048);
+        assertThat(ConfigDump.render(config)).contains("max-body-size = 10485760", "client-body-min-rate = 2048");
+        assertThatThrownBy(() -> ConfigLoader.parse("portico { limits { client-body-min-rate = fast }\n"
+                + ", locations = [ { path = \"/\", return = 204,\n max-body-size = lots } ] }", "b.conf", prefix))
+                .hasMessageContaining("b.conf:1: portico.limits.client-body-min-rate: 'fast'")
+                .hasMessageContaining("b.conf:3: portico.locations.0.max-body-size: 'lots'");
+    }
+
+    @Test
     void keysOutsidePorticoAreUnknown() {
         assertThatThrownBy(() -> ConfigLoader.parse("portcio { workers = 2 }", "x.conf", prefix))
                 .hasMessageContaining("x.conf:1: portcio: unknown key");

@@ -8,6 +8,8 @@ import io.portico.testing.RawHttp;
 import io.portico.testing.Response;
 import io.portico.testing.TestServers;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -155,6 +157,71 @@ class LimitsTest {
         }
         assertThat(portico().upstream.bytesReceived()).isZero();
         await().atMost(Duration.ofSeconds(2)).untilAsserted(portico()::assertStillServes);
+    }
+
+    /**
+     * A location's max-body-size overrides limits.max-body-size (1k here) both ways: /big/ (10m) takes bodies the
+     * global limit refuses, /small/ (100) refuses, from the head and before any 100 Continue, bodies the global
+     * limit takes, and a chunked body as it grows past 100; a location without one keeps the global limit.
+     */
+    @Test
+    void aLocationsMaxBodySizeOverridesTheGlobalOne() throws Exception {
+        RecordingUpstream app = RecordingUpstream.tcp();
+        Path files = Files.createTempDirectory("portico-limits");
+        PorticoServer s = TestServers.start("limits { max-body-size = 1k }\n"
+                + "upstreams { app { servers = [{ address = \"" + app.address() + "\", max-fails = 0 }] } }\n"
+                + "locations = [ { path = \"/\", proxy = app },"
+                + " { path = \"/big/\", proxy = app, max-body-size = 10m },"
+                + " { path = \"/small/\", proxy = app, max-body-size = 100 },"
+                + " { path = \"/small-stream/\", proxy = app, streaming = true, max-body-size = 100 },"
+                + " { path = \"/files/\", root = \"" + files + "/\", try-files = [\"$uri\", \"@app\"],"
+                + " max-body-size = 10m } ]");
+        int port = TestServers.port(s);
+        try {
+            String h = " HTTP/1.1\r\nHost: x\r\n";
+            String chunked2k = "Transfer-Encoding: chunked\r\n\r\n800\r\n" + "c".repeat(2048) + "\r\n0\r\n\r\n";
+            assertThat(exchange(port, "POST /big/a" + h + "Content-Length: 2048\r\n\r\n" + "a".repeat(2048)))
+                    .isEqualTo("200 open");
+            assertThat(exchange(port, "POST /big/b" + h + chunked2k)).isEqualTo("200 open");
+            assertThat(exchange(port, "POST /small/c" + h + "Content-Length: 100\r\n\r\n" + "d".repeat(100)))
+                    .isEqualTo("200 open");
+            // a static location's own limit holds for the upstream it falls back to
+            assertThat(exchange(port, "POST /files/up" + h + "Content-Length: 2048\r\n\r\n" + "f".repeat(2048)))
+                    .isEqualTo("200 open");
+            assertThat(app.requests()).extracting(RecordingUpstream.Request::bodyLength)
+                    .containsExactly(2048L, 2048L, 100L, 2048L);
+            app.reset();
+
+            assertThat(exchange(port, "POST /small/e" + h + "Content-Length: 200\r\n\r\n" + "e".repeat(200)))
+                    .isEqualTo("413 closed");
+            assertThat(exchange(port, "POST /small/f" + h + "Content-Length: 200\r\nExpect: 100-continue\r\n\r\n"))
+                    .as("no 100 Continue first").isEqualTo("413 closed");
+            String chunked200 = "Transfer-Encoding: chunked\r\n\r\n64\r\n" + "g".repeat(100) + "\r\n"
+                    + "64\r\n" + "g".repeat(100) + "\r\n0\r\n\r\n";
+            assertThat(exchange(port, "POST /small/g" + h + chunked200)).isEqualTo("413 closed");
+            assertThat(exchange(port, "POST /h" + h + "Content-Length: 2048\r\n\r\n" + "h".repeat(2048)))
+                    .as("the global limit where the location has none").isEqualTo("413 closed");
+            assertThat(exchange(port, "POST /" + h + chunked2k)).isEqualTo("413 closed");
+            assertThat(app.bytesReceived()).as("bytes at the upstream").isZero();
+            // streaming: the head may have gone, never a whole request
+            assertThat(exchange(port, "POST /small-stream/i" + h + chunked200)).isIn("413 closed", "502 closed");
+            assertThat(exchange(port, "POST /small-stream/j" + h + "Content-Length: 200\r\n\r\n" + "j".repeat(200)))
+                    .isEqualTo("413 closed");
+            assertThat(app.requests()).isEmpty();
+        } finally {
+            s.stop();
+            app.close();
+            Files.delete(files);
+        }
+    }
+
+    /** One request on a new connection: "STATUS open" or "STATUS closed". */
+    private static String exchange(int port, String request) throws IOException {
+        try (RawHttp c = new RawHttp(port)) {
+            Response r = c.send(request).read();
+            c.setTimeout(500);
+            return r.status() + (c.closedByServer() ? " closed" : " open");
+        }
     }
 
     private static boolean readsNothing(RawHttp c) throws IOException {

@@ -5,9 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.portico.server.PorticoServer;
 import io.portico.testing.RawHttp;
+import io.portico.testing.Response;
 import io.portico.testing.TestServers;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.RandomAccessFile;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -121,6 +123,90 @@ class SlowClientsTest {
             }
             own.stop();
         }
+    }
+
+    /**
+     * limits.client-body-min-rate: a body trickled at 10 bytes/s (never idle for client-body-timeout) gets 408 and
+     * a close once a 1 s window carried less than 100 bytes, and the upstream sees nothing; a body that keeps pace
+     * (400 bytes/s, in small pieces) is forwarded whole.
+     */
+    @Test
+    void aBodyBelowTheMinimumRateGets408AndOneThatKeepsPaceIsServed() throws Exception {
+        RecordingUpstream app = RecordingUpstream.tcp();
+        PorticoServer own = TestServers.start("limits { client-body-timeout = 1s, client-body-min-rate = 100 }\n"
+                + "upstreams { app { servers = [{ address = \"" + app.address() + "\", max-fails = 0 }] } }\n"
+                + "locations = [ { path = \"/\", proxy = app } ]");
+        try (Socket slow = new Socket("127.0.0.1", TestServers.port(own))) {
+            slow.setSoTimeout(5000);
+            long start = System.nanoTime();
+            OutputStream out = slow.getOutputStream();
+            InputStream in = slow.getInputStream();
+            out.write("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\n".getBytes(
+                    StandardCharsets.ISO_8859_1));
+            // 6 s at 10 bytes/s, were it allowed to finish; stop at the answer (writing on would draw a reset)
+            for (int i = 0; i < 60 && in.available() == 0; i++) {
+                out.write('a');
+                Thread.sleep(100);
+            }
+            String answer = readToClose(in);
+            assertThat(answer).startsWith("HTTP/1.1 408 ");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(3500));
+            assertThat(app.bytesReceived()).as("bytes at the upstream").isZero();
+
+            try (RawHttp paced = new RawHttp(TestServers.port(own))) {
+                paced.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n");
+                for (int i = 0; i < 25; i++) { // 2.5 s, more than two windows, 40 bytes every 100 ms
+                    paced.send("b".repeat(40));
+                    Thread.sleep(100);
+                }
+                assertThat(paced.read().status()).isEqualTo(200);
+            }
+            assertThat(app.requests()).extracting(RecordingUpstream.Request::bodyLength).containsExactly(1000L);
+        } finally {
+            own.stop();
+            app.close();
+        }
+    }
+
+    /**
+     * Time Portico holds a body back is not the client's: a request a rate-limit zone delays for 1.2 s (reads
+     * paused, the body waiting in the socket) is served, though a 500 ms window passes without a body byte read.
+     */
+    @Test
+    void aBodyPorticoHoldsBackIsNotMeasured() throws Exception {
+        RecordingUpstream app = RecordingUpstream.tcp();
+        PorticoServer own = TestServers.start("limits { client-body-timeout = 500ms, client-body-min-rate = 1k }\n"
+                + "rate-limits { slow { rate = 50r/m, burst = 5 } }\n"
+                + "upstreams { app { servers = [{ address = \"" + app.address() + "\", max-fails = 0 }] } }\n"
+                + "locations = [ { path = \"/\", proxy = app, rate-limit = slow } ]");
+        try (RawHttp first = new RawHttp(TestServers.port(own)); RawHttp held = new RawHttp(TestServers.port(own))) {
+            assertThat(first.send("GET /first HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
+            long start = System.nanoTime();
+            held.send("POST /held HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n");
+            Thread.sleep(100); // the head is held by now; the body waits in the socket while the zone delays it
+            Response r = held.send("0123456789").read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the zone's delay").isGreaterThan(
+                    Duration.ofMillis(900));
+        } finally {
+            own.stop();
+            app.close();
+        }
+    }
+
+    /** What arrives until the server closes (end of stream or reset), as text. */
+    private static String readToClose(InputStream in) throws IOException {
+        StringBuilder text = new StringBuilder();
+        try {
+            for (int b; (b = in.read()) >= 0; ) {
+                text.append((char) b);
+            }
+        } catch (SocketTimeoutException e) {
+            throw new AssertionError("the server did not close the connection; got " + text, e);
+        } catch (IOException reset) {
+            // a reset is a close too
+        }
+        return text.toString();
     }
 
     /** Reads to the end of the stream (or a reset); fails if the server keeps the connection open. */

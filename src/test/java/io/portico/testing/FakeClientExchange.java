@@ -25,6 +25,9 @@ public final class FakeClientExchange implements ClientExchange {
     private String rawPath = "/";
     private InetSocketAddress address = new InetSocketAddress("127.0.0.1", 40000);
     private boolean secure;
+    /** The TCP peer when it is not the client (a proxy), and whether it is trusted. */
+    private InetSocketAddress peer;
+    private boolean trustedPeer;
 
     public FakeClientExchange(Channel channel, Route route) {
         this.channel = channel;
@@ -38,6 +41,13 @@ public final class FakeClientExchange implements ClientExchange {
 
     public FakeClientExchange client(String ip) {
         this.address = new InetSocketAddress(ip, 40000);
+        return this;
+    }
+
+    /** The connection comes from {@code ip}, a proxy ({@code trusted} or not) in front of the client. */
+    public FakeClientExchange peer(String ip, boolean trusted) {
+        this.peer = new InetSocketAddress(ip, 40000);
+        this.trustedPeer = trusted;
         return this;
     }
 
@@ -73,12 +83,12 @@ public final class FakeClientExchange implements ClientExchange {
 
     @Override
     public InetSocketAddress peerAddress() {
-        return address;
+        return peer != null ? peer : address;
     }
 
     @Override
     public boolean fromTrustedProxy() {
-        return false;
+        return trustedPeer;
     }
 
     @Override
