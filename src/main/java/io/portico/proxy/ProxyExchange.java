@@ -41,7 +41,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         this.settings = settings;
         this.client = client;
         this.loop = client.channel().eventLoop();
-        this.hashKey = settings.pool().hashKey().evaluate(request, client.clientAddress());
+        this.hashKey = settings.pool().hashKey().evaluate(request, client.path(), client.clientAddress());
         this.readTimeoutNanos = settings.pool().config().readTimeout().toNanos();
         this.sendTimeoutNanos = settings.pool().config().sendTimeout().toNanos();
         this.failover = new Failover(settings.retries(), Methods.idempotent(request.method()));

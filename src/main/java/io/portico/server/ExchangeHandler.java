@@ -98,10 +98,9 @@ final class ExchangeHandler extends ChannelDuplexHandler {
             request.sendError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, null, true);
             return;
         }
-        if (HttpUtil.is100ContinueExpected(head)) {
+        boolean expectsContinue = HttpUtil.is100ContinueExpected(head);
+        if (expectsContinue) {
             head.headers().remove(HttpHeaderNames.EXPECT);
-            // The body is wanted: the request passed routing and rate limiting, and its length was checked.
-            ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
         } else if (head.headers().contains(HttpHeaderNames.EXPECT)) {
             if (head.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
                 // RFC 9110 10.1.1: an HTTP/1.0 client's Expect is ignored (no 100, no 417), and not passed on.
@@ -116,6 +115,11 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         }
         try {
             exchange = request.route().responder().open(request, head);
+            if (expectsContinue && exchange != null && !request.responseStarted) {
+                // The body is wanted: the request passed routing, rate limiting, its length check and the
+                // location's access rules (a refusal from open() has already answered, so no 100 precedes it).
+                ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
+            }
         } catch (RuntimeException e) {
             log.error("responder of {} failed on {}", request.route().location().match(), head.uri(), e);
             exchange = null;

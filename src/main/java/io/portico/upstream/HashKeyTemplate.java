@@ -9,9 +9,9 @@ import java.util.List;
 
 /**
  * The HASH balancer's key, an nginx-style template such as {@code $request_uri} or {@code $http_x_user$arg_id}.
- * Variables: {@code $request_uri} (path and query), {@code $uri} (path), {@code $args}, {@code $remote_addr},
- * {@code $host}, {@code $http_NAME} (a request header, dashes written as underscores), {@code $arg_NAME}; any other
- * text is literal.
+ * Variables: {@code $request_uri} (path and query as sent), {@code $uri} (the normalized path), {@code $args},
+ * {@code $remote_addr}, {@code $host}, {@code $http_NAME} (a request header, dashes written as underscores),
+ * {@code $arg_NAME}; any other text is literal.
  */
 public final class HashKeyTemplate {
     private final List<String> parts; // literals as-is, variables with a leading '$'
@@ -46,23 +46,24 @@ public final class HashKeyTemplate {
         return new HashKeyTemplate(List.copyOf(parts));
     }
 
-    public String evaluate(HttpRequest request, InetSocketAddress client) {
+    /** @param path the request's normalized path, which {@code $uri} is (the one routing used, as nginx's) */
+    public String evaluate(HttpRequest request, String path, InetSocketAddress client) {
         if (parts.size() == 1 && parts.get(0).equals("$request_uri")) {
             return request.uri();
         }
         StringBuilder sb = new StringBuilder();
         for (String part : parts) {
-            sb.append(part.startsWith("$") ? variable(part.substring(1), request, client) : part);
+            sb.append(part.startsWith("$") ? variable(part.substring(1), request, path, client) : part);
         }
         return sb.toString();
     }
 
-    private static String variable(String name, HttpRequest request, InetSocketAddress client) {
+    private static String variable(String name, HttpRequest request, String path, InetSocketAddress client) {
         String uri = request.uri();
         int q = uri.indexOf('?');
         return switch (name) {
             case "request_uri" -> uri;
-            case "uri" -> q < 0 ? uri : uri.substring(0, q);
+            case "uri" -> path;
             case "args" -> q < 0 ? "" : uri.substring(q + 1);
             case "remote_addr" -> client == null ? "" : client.getAddress().getHostAddress();
             case "host" -> String.valueOf(request.headers().get(HttpHeaderNames.HOST, ""));

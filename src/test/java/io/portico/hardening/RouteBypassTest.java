@@ -163,6 +163,23 @@ class RouteBypassTest {
     }
 
     @Test
+    void aDeniedClientIsNotInvitedToSendItsBody() throws IOException {
+        try (RawHttp c = new RawHttp(port)) {
+            Response r = c.send("POST //admin/upload HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+                    + "Expect: 100-continue\r\n\r\n").read();
+            assertThat(r.status()).as("403 first, no 100 Continue").isEqualTo(403);
+        }
+        try (RawHttp c = new RawHttp(port)) {
+            Response r = c.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+                    + "Expect: 100-continue\r\n\r\n").read();
+            assertThat(r.status()).as("an allowed one is").isEqualTo(100);
+            assertThat(c.send("hello").read().status()).isEqualTo(200);
+        }
+        assertThat(app.requests()).extracting(RecordingUpstream.Request::requestLine)
+                .containsExactly("POST /upload HTTP/1.1");
+    }
+
+    @Test
     void staticFilesAreServedFromTheNormalizedPath() throws IOException {
         assertThat(get("/files//./open.txt").text()).isEqualTo("open file");
         assertThat(get("//files/%6fpen.txt").text()).isEqualTo("open file");

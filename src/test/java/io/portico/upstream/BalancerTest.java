@@ -129,10 +129,13 @@ class BalancerTest {
                 io.netty.handler.codec.http.HttpMethod.GET, "/a/b?user=7&x=1");
         request.headers().set("X-Tenant", "acme").set("Host", "h.test");
         InetSocketAddress client = new InetSocketAddress("198.51.100.4", 5555);
-        assertThat(HashKeyTemplate.parse("$request_uri").evaluate(request, client)).isEqualTo("/a/b?user=7&x=1");
-        assertThat(HashKeyTemplate.parse("$uri|$args").evaluate(request, client)).isEqualTo("/a/b|user=7&x=1");
-        assertThat(HashKeyTemplate.parse("$http_x_tenant:$arg_user:$remote_addr:$host").evaluate(request, client))
-                .isEqualTo("acme:7:198.51.100.4:h.test");
+        assertThat(HashKeyTemplate.parse("$request_uri").evaluate(request, "/a/b", client))
+                .isEqualTo("/a/b?user=7&x=1");
+        assertThat(HashKeyTemplate.parse("$uri|$args").evaluate(request, "/a/b", client)).isEqualTo("/a/b|user=7&x=1");
+        assertThat(HashKeyTemplate.parse("$uri").evaluate(request, "/normalized", client))
+                .as("$uri is the normalized path routing used").isEqualTo("/normalized");
+        assertThat(HashKeyTemplate.parse("$http_x_tenant:$arg_user:$remote_addr:$host")
+                .evaluate(request, "/a/b", client)).isEqualTo("acme:7:198.51.100.4:h.test");
     }
 
     @Test
