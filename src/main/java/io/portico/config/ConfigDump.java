@@ -16,7 +16,7 @@ public final class ConfigDump {
     public static String render(PorticoConfig c) {
         ConfigDump d = new ConfigDump();
         d.open("portico");
-        if (c.listen().stream().noneMatch(ListenerConfig::secure)) {
+        if (c.listen().stream().noneMatch(l -> l.secure() || l.http2())) {
             d.kv("listen", list(c.listen().stream().map(l -> l.address().toString()).toList()));
         } else {
             d.line("listen = [");
@@ -95,6 +95,16 @@ public final class ConfigDump {
             d.line("]");
         }
         DemoAppConfig a = c.demoApp();
+        Http2Config h2 = c.http2();
+        d.open("http2");
+        d.kv("max-concurrent-streams", h2.maxConcurrentStreams());
+        d.kv("initial-window-size", h2.initialWindowSize());
+        d.kv("max-header-list-size", h2.maxHeaderListSize());
+        d.kv("max-frame-size", h2.maxFrameSize());
+        d.kv("max-resets", h2.maxResets());
+        d.kv("reset-window", dur(h2.resetWindow()));
+        d.kv("max-small-continuations", h2.maxSmallContinuations());
+        d.close();
         d.open("demo-app");
         d.kv("enabled", a.enabled());
         d.kv("listen", str(a.unixSocket().map(u -> "unix:" + u).orElseGet(() -> a.listen().toString())));
@@ -107,14 +117,20 @@ public final class ConfigDump {
     }
 
     private void listener(ListenerConfig l) {
-        if (l.tls().isEmpty()) {
+        if (l.tls().isEmpty() && !l.http2()) {
             line(str(l.address().toString()));
             return;
         }
-        TlsConfig t = l.tls().get();
         line("{");
         depth++;
         kv("address", str(l.address().toString()));
+        kv("http2", l.http2() ? "on" : "off");
+        if (l.tls().isEmpty()) {
+            depth--;
+            line("}");
+            return;
+        }
+        TlsConfig t = l.tls().get();
         open("tls");
         line("certificates = [");
         depth++;

@@ -25,7 +25,8 @@ import java.util.Set;
 public final class ConfigLoader {
     private static final Set<String> TOP_KEYS = Set.of(
             "listen", "workers", "transport", "access-log", "shutdown-timeout", "limits", "static", "trusted-proxies",
-            "allow-unlimited", "upstreams", "rate-limits", "limit-conn", "locations", "hosts", "demo-app", "defaults");
+            "allow-unlimited", "upstreams", "rate-limits", "limit-conn", "locations", "hosts", "http2", "demo-app",
+            "defaults");
 
     private ConfigLoader() {}
 
@@ -100,6 +101,7 @@ public final class ConfigLoader {
         List<HostConfig> hosts = new HostReader(root, defaults, paths, upstreams.keySet(), rateLimits.keySet(),
                 limitConn.keySet()).readAll();
         DemoAppConfig demoApp = root.object("demo-app", null).map(n -> readDemoApp(n, paths)).orElseThrow();
+        Http2Config http2 = root.object("http2", null).map(ConfigLoader::readHttp2).orElseThrow();
         root.finish(TOP_KEYS, "");
 
         if (!problems.isEmpty()) {
@@ -107,7 +109,7 @@ public final class ConfigLoader {
         }
         return new PorticoConfig(
                 file, prefix, listen, workers, transport, accessLog, shutdownTimeout, limits,
-                staticConfig, trusted, unlimited, upstreams, rateLimits, limitConn, locations, demoApp, hosts);
+                staticConfig, trusted, unlimited, upstreams, rateLimits, limitConn, locations, demoApp, hosts, http2);
     }
 
     /** {@code defaults} holds only the sections and keys that reference.conf has there. */
@@ -135,6 +137,19 @@ public final class ConfigLoader {
         Path folder = configFile.getParent();
         Path parent = folder == null ? null : folder.getParent();
         return parent != null ? parent : Path.of("").toAbsolutePath();
+    }
+
+    private static Http2Config readHttp2(Node n) {
+        Http2Config c = new Http2Config(
+                n.integer("max-concurrent-streams", 1, 1_000_000),
+                (int) n.bytes("initial-window-size", 1, Integer.MAX_VALUE),
+                n.bytes("max-header-list-size", 1024, 1 << 24),
+                (int) n.bytes("max-frame-size", 16384, 16_777_215),
+                n.integer("max-resets", 1, 1_000_000),
+                n.duration("reset-window", Duration.ofSeconds(1)),
+                n.integer("max-small-continuations", 1, 10_000));
+        n.finish();
+        return c;
     }
 
     private static int readWorkers(Node root) {

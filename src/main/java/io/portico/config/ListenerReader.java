@@ -96,10 +96,12 @@ final class ListenerReader {
     private Optional<ListenerConfig> listener(Node n) {
         Optional<ListenAddress> address = address(n, "address", n.string("address"));
         Optional<TlsConfig> tls = n.object("tls", defaults.getConfig("tls")).map(this::tls);
+        ListenerConfig.Http2 http2 = n.enumValue("http2", ListenerConfig.Http2.class, ListenerConfig.Http2.AUTO);
         if (n.isSet("tls") && tls.isEmpty()) {
             return Optional.empty();
         }
-        return address.map(a -> new ListenerConfig(a, tls));
+        boolean speaksHttp2 = http2 == ListenerConfig.Http2.ON || (http2 == ListenerConfig.Http2.AUTO && tls.isPresent());
+        return address.map(a -> new ListenerConfig(a, tls, speaksHttp2));
     }
 
     private TlsConfig tls(Node t) {

@@ -24,7 +24,8 @@ public record PorticoConfig(
         Map<String, LimitConnConfig> limitConn,
         List<LocationConfig> locations,
         DemoAppConfig demoApp,
-        List<HostConfig> hosts) {
+        List<HostConfig> hosts,
+        Http2Config http2) {
 
     /** The top-level locations (the default host's) and every virtual host's, for what is built per location. */
     public List<LocationConfig> allLocations() {

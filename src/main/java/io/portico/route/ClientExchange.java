@@ -47,6 +47,14 @@ public interface ClientExchange {
     /** Whether the client connection is TLS. */
     boolean secure();
 
+    /**
+     * Whether a file may go to the client by sendfile (a {@code FileRegion}): not through TLS, and not on an
+     * HTTP/2 stream, where it goes as chunks through the connection's ChunkedWriteHandler.
+     */
+    default boolean sendfile() {
+        return !secure();
+    }
+
     /** What the access log should say about this request beyond status and bytes. */
     RequestLog log();
 

@@ -12,6 +12,17 @@ public final class ClientPipeline {
     public static final String TLS_PLAIN_REFUSAL = "tls-plain-refusal";
     public static final String TLS = "tls";
     public static final String TLS_FAILURES = "tls-failures";
+    /** TLS listeners: adds the HTTP/1.1 or HTTP/2 stages once the handshake has chosen (then removed). */
+    public static final String ALPN = "alpn";
+    /** Plain listeners with http2 = on: tells h2c's preface from HTTP/1.1 by the first bytes (then removed). */
+    public static final String H2C_PREFACE = "h2c-preface";
+    /** HTTP/2 connections: idle close, Netty's frame codec, and the multiplexer that makes a channel per stream. */
+    public static final String H2_IDLE = "h2-idle";
+    public static final String H2_CODEC = "h2";
+    public static final String H2_STREAMS = "h2-streams";
+    /** An HTTP/2 stream's channel: frames to HTTP/1.1 messages and back, and the Date and Server headers. */
+    public static final String H2_STREAM_CODEC = "h2-stream";
+    public static final String H2_STREAM_HEADERS = "h2-stream-headers";
     public static final String TIMEOUTS = "timeouts";
     public static final String DECODER = "http";
     public static final String ENCODER = "http-encoder";

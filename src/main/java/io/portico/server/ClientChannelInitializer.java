@@ -1,22 +1,27 @@
 package io.portico.server;
 
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
-import io.netty.channel.Channel;
+import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import io.netty.handler.stream.ChunkedWriteHandler;
+import io.portico.config.Http2Config;
 import io.portico.config.LimitsConfig;
 import io.portico.metrics.AccessLog;
 import io.portico.route.ClientPipeline;
 import io.portico.route.HostRouter;
-import java.util.function.Supplier;
-import io.netty.channel.ChannelHandler;
-import io.netty.handler.stream.ChunkedWriteHandler;
 import io.portico.tls.PlainHttpRefusal;
 import io.portico.tls.ServerTls;
 import io.portico.tls.TlsFailureHandler;
+import java.util.function.Supplier;
 
 /**
- * A client connection's pipeline, in the order a request passes through it: this method is the whole request
- * path. Handlers are per connection and never added or removed per request.
+ * A client connection's pipeline, in the order a request passes through it: these methods are the whole request
+ * path. A plain HTTP/1.1 connection gets its whole pipeline at once; a TLS one gets its HTTP stages once ALPN has
+ * chosen HTTP/1.1 or HTTP/2 ({@link AlpnHandler}), and a plain one that speaks h2c once its first bytes showed
+ * which ({@link H2cPrefaceDetector}). On HTTP/2 each stream is a child channel with the same Portico stages as an
+ * HTTP/1.1 connection ({@link #initStream}). Handlers are never added or removed per request.
  */
 final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     private final LimitsConfig limits;
@@ -28,12 +33,14 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     private final Supplier<ChannelHandler> rateLimiter;
     /** The listener's TLS, or null for plain HTTP. */
     private final ServerTls tls;
+    /** HTTP/2's settings when this listener speaks it, else null. */
+    private final Http2Config http2;
     /** A Content-Length over this is refused before routing; a location's own limit after it. */
     private final long largestBodyLimit;
 
     ClientChannelInitializer(LimitsConfig limits, ServerState state, ConnectionLimiter connectionLimiter,
             ClientAddresses addresses, AccessLog accessLog, HostRouter router, Supplier<ChannelHandler> rateLimiter,
-            ServerTls tls) {
+            ServerTls tls, Http2Config http2) {
         this.limits = limits;
         this.state = state;
         this.connectionLimiter = connectionLimiter;
@@ -42,6 +49,7 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
         this.router = router;
         this.rateLimiter = rateLimiter;
         this.tls = tls;
+        this.http2 = http2;
         this.largestBodyLimit = ExchangeHandler.largestBodyLimit(limits.maxBodySize(), router.routes());
     }
 
@@ -49,34 +57,26 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     protected void initChannel(Channel ch) {
         state.add(ch);
         ChannelPipeline p = ch.pipeline();
-        addConnectionHandlers(p);
+        p.addLast(ClientPipeline.CONNECTIONS, connectionLimiter);
         if (tls != null) {
-            addTlsHandlers(ch, p);
+            // Plain HTTP refused with a 400 of its own; SNI, which becomes the chosen SslHandler; a failed handshake
+            // closed quietly; then ALPN adds the HTTP stages of the protocol chosen.
+            p.addLast(ClientPipeline.TLS_PLAIN_REFUSAL, new PlainHttpRefusal());
+            p.addLast(ClientPipeline.TLS, tls.newHandler(ch.alloc()));
+            p.addLast(ClientPipeline.TLS_FAILURES, TlsFailureHandler.INSTANCE);
+            p.addLast(ClientPipeline.ALPN, new AlpnHandler(this));
+        } else if (http2 != null) {
+            p.addLast(ClientPipeline.H2C_PREFACE, new H2cPrefaceDetector(this));
+        } else {
+            addHttp1(p);
         }
-        addHttp1Handlers(p);
-        addPorticoHandlers(p);
     }
 
-    /** Connection-level limits and the client timers, below HTTP. */
-    private void addConnectionHandlers(ChannelPipeline p) {
-        p.addLast(ClientPipeline.CONNECTIONS, connectionLimiter);
+    /** HTTP/1.1: the client timers, the strict codec, one request at a time with keep-alive, then Portico's. */
+    void addHttp1(ChannelPipeline p) {
         p.addLast(ClientPipeline.TIMEOUTS, new ClientTimeoutHandler(
                 limits.keepaliveTimeout(), limits.clientHeaderTimeout(),
                 limits.clientBodyTimeout(), limits.sendTimeout(), limits.clientBodyMinRate()));
-    }
-
-    /**
-     * TLS below the client timers, so that a handshake counts against client-header-timeout as well as its own
-     * handshake-timeout: plain HTTP refused with a 400 of its own, then SNI, which becomes the chosen SslHandler.
-     */
-    private void addTlsHandlers(Channel ch, ChannelPipeline p) {
-        p.addBefore(ClientPipeline.TIMEOUTS, ClientPipeline.TLS_PLAIN_REFUSAL, new PlainHttpRefusal());
-        p.addBefore(ClientPipeline.TIMEOUTS, ClientPipeline.TLS, tls.newHandler(ch.alloc()));
-        p.addBefore(ClientPipeline.TIMEOUTS, ClientPipeline.TLS_FAILURES, TlsFailureHandler.INSTANCE);
-    }
-
-    /** HTTP/1.1 framing, strict, then one request at a time with keep-alive. */
-    private void addHttp1Handlers(ChannelPipeline p) {
         ServerCodec.addTo(p, limits.maxRequestLine(), limits.maxHeaderSize());
         if (tls != null) {
             // A file cannot go by sendfile through TLS: the static responder writes it as chunks (FileChunks).
@@ -84,11 +84,31 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
         }
         p.addLast(ClientPipeline.FRAMING, new HttpFramingHandler(limits.maxHeaderCount(), largestBodyLimit));
         p.addLast(ClientPipeline.KEEPALIVE, new KeepAliveHandler(limits.keepaliveRequests(), state));
+        addPorticoHandlers(p, false);
+    }
+
+    /** HTTP/2: the connection's idle close, Netty's frame codec with Portico's limits, one child channel a stream. */
+    void addHttp2(ChannelPipeline p) {
+        Http2Connections.addTo(p, http2, limits.keepaliveTimeout(), this::initStream);
+    }
+
+    /**
+     * One HTTP/2 stream: Netty's codec turns its frames into HTTP/1.1 messages, so the framing checks, routing,
+     * access rules, rate limits and responders are those of an HTTP/1.1 connection. Files go as chunks (a stream
+     * cannot sendfile); Date and Server come from {@link StreamHeaders}, the stream's end from the codec.
+     */
+    void initStream(Channel stream) {
+        ChannelPipeline p = stream.pipeline();
+        p.addLast(ClientPipeline.H2_STREAM_CODEC, new Http2StreamFrameToHttpObjectCodec(true, false));
+        p.addLast(ClientPipeline.CHUNKED_WRITES, new ChunkedWriteHandler());
+        p.addLast(ClientPipeline.FRAMING, new HttpFramingHandler(limits.maxHeaderCount(), largestBodyLimit));
+        p.addLast(ClientPipeline.H2_STREAM_HEADERS, StreamHeaders.INSTANCE);
+        addPorticoHandlers(p, true);
     }
 
     /** The request's record and access log, routing, rate limiting, then the responder. */
-    private void addPorticoHandlers(ChannelPipeline p) {
-        p.addLast(ClientPipeline.ACCESS_LOG, new RequestContextHandler(addresses, accessLog, tls != null));
+    private void addPorticoHandlers(ChannelPipeline p, boolean onStream) {
+        p.addLast(ClientPipeline.ACCESS_LOG, new RequestContextHandler(addresses, accessLog, tls != null, onStream));
         p.addLast(ClientPipeline.ROUTE, new RouteHandler(router));
         ChannelHandler limiter = rateLimiter.get();
         if (limiter != null) {

@@ -109,7 +109,7 @@ public final class PorticoServer implements AutoCloseable {
                 // no TCP_NODELAY child option: every transport's accepted channels have it on by default (tested)
                 .childHandler(new ClientChannelInitializer(
                         config.limits(), state, limiter, addresses, accessLog, router, targets::newRateLimitHandler,
-                        null));
+                        null, null));
         // With SO_REUSEPORT every event loop gets its own listener and the kernel spreads connections.
         boolean reusePort = transport.reusePort() != null;
         int perAddress = reusePort ? config.workers() : 1;
@@ -119,12 +119,16 @@ public final class PorticoServer implements AutoCloseable {
         for (ListenerConfig listener : config.listen()) {
             ListenAddress address = listener.address();
             ServerBootstrap b = plain;
-            if (listener.tls().isPresent()) {
-                ServerTls tls = tls(listener);
-                log.info("TLS on {}: {}", address, tls);
+            if (listener.tls().isPresent() || listener.http2()) {
+                ServerTls tls = listener.tls().isPresent() ? tls(listener) : null;
+                if (tls != null) {
+                    log.info("TLS on {}: {}", address, tls);
+                } else {
+                    log.info("h2c (HTTP/2 with prior knowledge) and HTTP/1.1 on {}", address);
+                }
                 b = plain.clone().childHandler(new ClientChannelInitializer(
                         config.limits(), state, limiter, addresses, accessLog, router, targets::newRateLimitHandler,
-                        tls));
+                        tls, listener.http2() ? config.http2() : null));
             }
             InetSocketAddress target = address.toSocketAddress();
             if (reusePort && target.getPort() != 0) {
@@ -142,7 +146,7 @@ public final class PorticoServer implements AutoCloseable {
 
     private static ServerTls tls(ListenerConfig listener) throws ListenException {
         try {
-            return ServerTls.of(listener.tls().get());
+            return ServerTls.of(listener.tls().get(), listener.http2());
         } catch (SSLException | TlsUnavailableException e) {
             throw new ListenException("cannot listen on " + listener + ": " + e.getMessage(), e);
         }

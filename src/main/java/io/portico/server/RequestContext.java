@@ -20,6 +20,8 @@ final class RequestContext implements ClientExchange {
     private final InetSocketAddress client;
     private final boolean trustedPeer;
     private final boolean secure;
+    /** The request came on an HTTP/2 stream (Netty's stream codec made it an HTTP/1.1 message). */
+    private final boolean http2;
     private final String rawPath;
     /** {@link RequestPath#normalize}d; null when the path is refused (RouteHandler answers 400). */
     private final String path;
@@ -33,7 +35,7 @@ final class RequestContext implements ClientExchange {
     boolean responseStarted;
 
     RequestContext(Channel channel, HttpRequest request, InetSocketAddress peer, String peerIp,
-            InetSocketAddress client, boolean trustedPeer, boolean secure, boolean timed) {
+            InetSocketAddress client, boolean trustedPeer, boolean secure, boolean http2, boolean timed) {
         this.startNanos = timed ? System.nanoTime() : 0;
         this.startMillis = timed ? System.currentTimeMillis() : 0;
         this.channel = channel;
@@ -43,6 +45,7 @@ final class RequestContext implements ClientExchange {
         this.client = client;
         this.trustedPeer = trustedPeer;
         this.secure = secure;
+        this.http2 = http2;
         String uri = request.uri();
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);
@@ -120,6 +123,16 @@ final class RequestContext implements ClientExchange {
     @Override
     public boolean secure() {
         return secure;
+    }
+
+    @Override
+    public boolean sendfile() {
+        return !secure && !http2;
+    }
+
+    /** The protocol as the client spoke it, for the access log: {@code HTTP/2.0} on a stream. */
+    String protocol() {
+        return http2 ? "HTTP/2.0" : request.protocolVersion().text();
     }
 
     @Override

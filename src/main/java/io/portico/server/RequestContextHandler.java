@@ -34,6 +34,7 @@ final class RequestContextHandler extends ChannelDuplexHandler {
     private final ClientAddresses addresses;
     private final AccessLog accessLog;
     private final boolean secure;
+    private final boolean http2;
     // The connection's peer, its text and whether it is a trusted proxy: worked out on the first request rather
     // than on each.
     private InetSocketAddress peer;
@@ -41,10 +42,12 @@ final class RequestContextHandler extends ChannelDuplexHandler {
     private boolean trustedPeer;
     private RequestContext current;
 
-    RequestContextHandler(ClientAddresses addresses, AccessLog accessLog, boolean secure) {
+    /** @param http2 the handler is on an HTTP/2 stream's channel, whose requests Netty's codec made HTTP/1.1 */
+    RequestContextHandler(ClientAddresses addresses, AccessLog accessLog, boolean secure, boolean http2) {
         this.addresses = addresses;
         this.accessLog = accessLog;
         this.secure = secure;
+        this.http2 = http2;
     }
 
     @Override
@@ -56,7 +59,7 @@ final class RequestContextHandler extends ChannelDuplexHandler {
                 trustedPeer = addresses.isTrusted(peer.getAddress());
             }
             InetSocketAddress client = addresses.resolve(peer, trustedPeer, request.headers());
-            current = new RequestContext(ctx.channel(), request, peer, peerIp, client, trustedPeer, secure,
+            current = new RequestContext(ctx.channel(), request, peer, peerIp, client, trustedPeer, secure, http2,
                     accessLog.enabled());
             ctx.channel().attr(ClientExchange.KEY).set(current);
         }
@@ -110,7 +113,7 @@ final class RequestContextHandler extends ChannelDuplexHandler {
         b.append(rc.clientIp()).append(" - - [")
                 .append(TIME_LOCAL_NOW.at(rc.startMillis() / 1000)).append("] \"")
                 .append(r.method().name()).append(' ');
-        appendEscaped(b, r.uri()).append(' ').append(r.protocolVersion().text())
+        appendEscaped(b, r.uri()).append(' ').append(rc.protocol())
                 .append("\" ").append(rc.status).append(' ').append(rc.bytes).append(" \"");
         appendHeader(b, r, HttpHeaderNames.REFERER).append("\" \"");
         appendHeader(b, r, HttpHeaderNames.USER_AGENT).append("\" rt=");

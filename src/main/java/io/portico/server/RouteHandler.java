@@ -1,18 +1,20 @@
 package io.portico.server;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.ssl.SniCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.portico.route.ClientExchange;
 import io.portico.route.Route;
 import io.portico.route.HostRouter;
 import io.portico.route.Router;
+import io.portico.tls.ServerTls;
 
 /**
  * Matches each request to its virtual host (by {@code Host}) and then its location by its normalized path
@@ -25,18 +27,23 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
     private final HostRouter hosts;
     /** The host SNI chose on this TLS connection; null on a plain one or when the client sent no name. */
     private Router sniHost;
+    private boolean sniLooked;
     private boolean discarding;
 
     RouteHandler(HostRouter hosts) {
         this.hosts = hosts;
     }
 
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt instanceof SniCompletionEvent sni && sni.isSuccess() && sni.hostname() != null && hosts.virtual()) {
-            sniHost = hosts.router(sni.hostname());
+    /** The host the connection's SNI name chose (an HTTP/2 stream's connection is its parent), looked up once. */
+    private Router sniHost(Channel channel) {
+        if (!sniLooked) {
+            sniLooked = true;
+            // (a plain connection's parent is its listener, not a connection)
+            Channel connection = channel instanceof Http2StreamChannel ? channel.parent() : channel;
+            String sni = connection.attr(ServerTls.SNI_HOST).get();
+            sniHost = sni != null && hosts.virtual() ? hosts.router(sni) : null;
         }
-        ctx.fireUserEventTriggered(evt);
+        return sniHost;
     }
 
     @Override
@@ -45,7 +52,8 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
             RequestContext rc = (RequestContext) ctx.channel().attr(ClientExchange.KEY).get();
             String path = rc.path();
             Router router = hosts.router(((HttpRequest) msg).headers().get(HttpHeaderNames.HOST));
-            boolean misdirected = sniHost != null && router != sniHost;
+            Router sni = sniHost(ctx.channel());
+            boolean misdirected = sni != null && router != sni;
             Route route = path == null || misdirected ? null : router.match(path);
             if (route == null) {
                 discarding = !(msg instanceof LastHttpContent);

@@ -115,7 +115,7 @@ final class FileSender {
      */
     private static void writeFile(StaticExchange exchange, FileChannel file, long start, long length) {
         Channel channel = exchange.client().channel();
-        if (!exchange.client().secure()) {
+        if (exchange.client().sendfile()) {
             channel.write(new DefaultFileRegion(file, start, length));
             return;
         }

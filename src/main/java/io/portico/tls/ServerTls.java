@@ -10,6 +10,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.ssl.SupportedCipherSuiteFilter;
+import io.netty.util.AttributeKey;
 import io.netty.util.DomainWildcardMappingBuilder;
 import io.netty.util.Mapping;
 import io.portico.config.TlsCertificate;
@@ -25,10 +26,12 @@ import javax.net.ssl.SSLException;
  * A TLS listener's server side, built once at start from its {@link TlsConfig}: one {@link SslContext} per
  * certificate, and the SNI mapping that picks one per connection by the name the client sent (exact names first,
  * then {@code *.} wildcards, one label deep, as browsers match them; a client that sends no name, or a name no
- * certificate has, gets the first certificate). ALPN offers {@code http/1.1}, the only protocol the server speaks
- * so far, so a client that would prefer {@code h2} settles on HTTP/1.1 in the handshake.
+ * certificate has, gets the first certificate). ALPN offers {@code h2} then {@code http/1.1} on a listener that
+ * speaks HTTP/2, {@code http/1.1} alone otherwise; a client that offers neither gets HTTP/1.1.
  */
 public final class ServerTls {
+    /** The host name a TLS connection's client sent in SNI, kept on the connection's channel; none without SNI. */
+    public static final AttributeKey<String> SNI_HOST = AttributeKey.valueOf("portico.sniHost");
     /** Mozilla's "intermediate" TLSv1.2 suites, then TLSv1.3's three, which every TLSv1.3 client supports. */
     static final List<String> DEFAULT_CIPHERS = List.of(
             "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
@@ -57,7 +60,7 @@ public final class ServerTls {
      * @throws TlsUnavailableException when {@code provider = openssl} was asked for and netty-tcnative does not load
      * @throws SSLException when the TLS engine refuses a certificate, key or setting
      */
-    public static ServerTls of(TlsConfig config) throws SSLException {
+    public static ServerTls of(TlsConfig config, boolean http2) throws SSLException {
         SslProvider provider = provider(config.provider());
         List<String> ciphers = new ArrayList<>(config.ciphers().isEmpty() ? DEFAULT_CIPHERS : config.ciphers());
         ciphers.addAll(TLS13_CIPHERS);
@@ -73,7 +76,8 @@ public final class ServerTls {
                             ApplicationProtocolConfig.Protocol.ALPN,
                             ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
                             ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
-                            ApplicationProtocolNames.HTTP_1_1))
+                            http2 ? List.of(ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1)
+                                    : List.of(ApplicationProtocolNames.HTTP_1_1)))
                     .build());
         }
         DomainWildcardMappingBuilder<SslContext> builder = new DomainWildcardMappingBuilder<>(contexts.get(0));
@@ -86,7 +90,8 @@ public final class ServerTls {
         String names = config.certificates().stream().map(c -> c.certFile().getFileName() + " " + c.names())
                 .collect(Collectors.joining(", "));
         return new ServerTls(builder.build(), provider, config.handshakeTimeout().toMillis(),
-                providerName(provider) + ", " + String.join("/", config.protocols()) + ", certificates: " + names);
+                providerName(provider) + ", " + String.join("/", config.protocols()) + (http2 ? ", ALPN h2 and http/1.1"
+                        : ", ALPN http/1.1") + ", certificates: " + names);
     }
 
     private static SslProvider provider(TlsConfig.Provider wanted) {

@@ -75,7 +75,7 @@ final class ProxyHarness implements AutoCloseable {
                 Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(10), 1000, 1000);
         PorticoConfig config = new PorticoConfig(null, null, List.of(), loops, io.portico.config.IoTransport.AUTO, null,
                 Duration.ofSeconds(1), limits, null, List.of(Cidr.parse("127.0.0.1")), List.of(),
-                Map.of("app", upstream), Map.of(), Map.of(), List.of(), null, List.of());
+                Map.of("app", upstream), Map.of(), Map.of(), List.of(), null, List.of(), null);
         proxies = Proxies.start(config, group);
         LocationConfig location = TestConfigs.location(prefix, target);
         responder = responderOf != null ? responderOf.apply(proxies) : proxies.responder(location, target);

@@ -25,6 +25,6 @@ final class Configs {
         Map<String, LimitConnConfig> conn = new LinkedHashMap<>();
         conns.forEach(c -> conn.put(c.name(), c));
         return new PorticoConfig(null, null, List.of(), 1, io.portico.config.IoTransport.AUTO, null, null, null, null,
-                List.of(), unlimited, Map.of(), rate, conn, List.of(locations), null, List.of());
+                List.of(), unlimited, Map.of(), rate, conn, List.of(locations), null, List.of(), null);
     }
 }

@@ -43,7 +43,7 @@ class ClientPipelineNamesTest {
                 new ConnectionLimiter(config.limits().maxConnections()), new ClientAddresses(config.trustedProxies()),
                 AccessLog.create(config.accessLog()), HostRouter.of(Router.build(config.locations(), l -> null)),
                 rateLimiter,
-                null);
+                null, null);
         EmbeddedChannel channel = new EmbeddedChannel(init);
         try {
             return channel.pipeline().names().stream().filter(n -> !n.contains("TailContext")).toList();

@@ -91,7 +91,7 @@ public class PipelineBenchmark {
         Router router = Router.build(config.locations(), targets::responder);
         ClientChannelInitializer initializer = new ClientChannelInitializer(config.limits(), new ServerState(),
                 new ConnectionLimiter(config.limits().maxConnections()), new ClientAddresses(config.trustedProxies()),
-                AccessLog.create(config.accessLog()), HostRouter.of(router), targets::newRateLimitHandler, null);
+                AccessLog.create(config.accessLog()), HostRouter.of(router), targets::newRateLimitHandler, null, null);
         channel = new LoopbackEmbeddedChannel();
         channel.pipeline().addLast(initializer);
         String path = switch (target) {

@@ -146,7 +146,7 @@ class RealPipelineProxyTest {
                 });
         ClientChannelInitializer init = new ClientChannelInitializer(config.limits(), new ServerState(),
                 new ConnectionLimiter(config.limits().maxConnections()), new ClientAddresses(config.trustedProxies()),
-                AccessLog.create(config.accessLog()), HostRouter.of(router), () -> null, null);
+                AccessLog.create(config.accessLog()), HostRouter.of(router), () -> null, null, null);
         Channel server = new ServerBootstrap().group(group).channel(transport.serverChannel()).childHandler(init)
                 .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
         open.add(() -> server.close().syncUninterruptibly());

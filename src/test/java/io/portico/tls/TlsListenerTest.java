@@ -111,13 +111,18 @@ class TlsListenerTest {
     }
 
     static SSLSocket connect(SSLContext ctx, int port, String sni, String... protocols) throws Exception {
+        return connectOffering(ctx, port, sni, new String[] {"http/1.1"}, protocols);
+    }
+
+    static SSLSocket connectOffering(SSLContext ctx, int port, String sni, String[] alpn, String... protocols)
+            throws Exception {
         SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket();
         s.connect(new InetSocketAddress("127.0.0.1", port), 2000);
         SSLParameters p = s.getSSLParameters();
         if (sni != null) {
             p.setServerNames(List.of(new SNIHostName(sni)));
         }
-        p.setApplicationProtocols(new String[] {"h2", "http/1.1"});
+        p.setApplicationProtocols(alpn);
         if (protocols.length > 0) {
             p.setProtocols(protocols);
         }
@@ -170,9 +175,18 @@ class TlsListenerTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"openssl", "jdk"})
-    void alpnSettlesOnHttp11(String provider) throws Exception {
+    void alpnOffersH2ThenHttp11AndHttp11WhenHttp2IsOff(String provider) throws Exception {
         try (PorticoServer server = start(provider, "")) {
-            SSLSocket s = connect(TestServers.port(server), "a.test");
+            SSLContext ctx = TestCertificates.trusting(first, exact, wildcard);
+            SSLSocket s = connectOffering(ctx, TestServers.port(server), "a.test", new String[] {"h2", "http/1.1"});
+            assertThat(s.getApplicationProtocol()).isEqualTo("h2");
+            s.close();
+        }
+        try (PorticoServer server = TestServers.start("listen = [ { address = \"127.0.0.1:0\", http2 = off, tls {"
+                + " certificates = [ { cert = \"" + first.cert() + "\", key = \"" + first.key() + "\" } ],"
+                + " provider = " + provider + " } } ]\n")) {
+            SSLContext ctx = TestCertificates.trusting(first, exact, wildcard);
+            SSLSocket s = connectOffering(ctx, TestServers.port(server), "a.test", new String[] {"h2", "http/1.1"});
             assertThat(s.getApplicationProtocol()).isEqualTo("http/1.1");
             s.close();
         }

@@ -1,0 +1,62 @@
+package io.portico.server;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.portico.config.Http2Config;
+import io.portico.route.ClientPipeline;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The connection-level stages of an HTTP/2 connection, built on Netty's codec: the SETTINGS Portico announces
+ * (concurrent streams, window, header list and frame sizes), its defences (rapid reset: at most {@code max-resets}
+ * RST_STREAM frames in {@code reset-window}, else GOAWAY ENHANCE_YOUR_CALM; a CONTINUATION flood of small frames,
+ * GOAWAY), header validation, and a close (GOAWAY, then the open streams finish) after {@code keepalive-timeout}
+ * without a frame either way.
+ */
+final class Http2Connections {
+    private Http2Connections() {}
+
+    static void addTo(ChannelPipeline p, Http2Config c, Duration idle, Consumer<Channel> streams) {
+        if (!idle.isZero()) {
+            p.addLast(ClientPipeline.H2_IDLE, new IdleClose(idle));
+        }
+        Http2Settings settings = Http2Settings.defaultSettings()
+                .maxConcurrentStreams(c.maxConcurrentStreams())
+                .initialWindowSize(c.initialWindowSize())
+                .maxHeaderListSize(c.maxHeaderListSize())
+                .maxFrameSize(c.maxFrameSize());
+        p.addLast(ClientPipeline.H2_CODEC, Http2FrameCodecBuilder.forServer()
+                .initialSettings(settings)
+                .validateHeaders(true)
+                .decoderEnforceMaxRstFramesPerWindow(c.maxResets(), (int) c.resetWindow().toSeconds())
+                .decoderEnforceMaxSmallContinuationFrames(c.maxSmallContinuations())
+                .build());
+        p.addLast(ClientPipeline.H2_STREAMS, new Http2MultiplexHandler(new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel stream) {
+                streams.accept(stream);
+            }
+        }));
+    }
+
+    /** Closes an HTTP/2 connection that sent and received nothing for the idle time (the codec says GOAWAY). */
+    private static final class IdleClose extends IdleStateHandler {
+        IdleClose(Duration idle) {
+            super(0, 0, idle.toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) {
+            ctx.close();
+        }
+    }
+}

@@ -1,0 +1,332 @@
+package io.portico.tls;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.portico.server.PorticoServer;
+import io.portico.testing.TestCertificates;
+import io.portico.testing.TestCertificates.Issued;
+import io.portico.testing.TestServers;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * HTTP/2 to clients: curl over TLS (ALPN h2) and over h2c with prior knowledge against static, proxy, return and
+ * rate-limited locations, the SETTINGS Portico announces, and the rapid-reset and CONTINUATION-flood defences,
+ * the last three with raw frames.
+ */
+class Http2Test {
+    static Path dir;
+    static Issued cert;
+    static byte[] big;
+    static ServerSocket app;
+    static PorticoServer server;
+    static int tlsPort;
+    static int h2cPort;
+    static int plainPort;
+
+    @BeforeAll
+    static void start() throws Exception {
+        dir = Files.createTempDirectory("portico-h2");
+        cert = TestCertificates.issue(dir, "h2", List.of("a.test", "b.test"));
+        Files.createDirectories(dir.resolve("www"));
+        Files.writeString(dir.resolve("www/hello.txt"), "hello over h2");
+        big = new byte[2 * 1024 * 1024 + 3];
+        new Random(2).nextBytes(big);
+        Files.write(dir.resolve("www/big.bin"), big);
+        app = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        Thread t = new Thread(Http2Test::echoHeads, "h2-test-app");
+        t.setDaemon(true);
+        t.start();
+        server = TestServers.start("listen = [ { address = \"127.0.0.1:0\", tls { certificates = [ { cert = \""
+                + cert.cert() + "\", key = \"" + cert.key() + "\" } ] } },"
+                + " { address = \"127.0.0.1:0\", http2 = on }, \"127.0.0.1:0\" ]\n"
+                + "http2 { max-concurrent-streams = 7, max-resets = 20, reset-window = 10s }\n"
+                + "upstreams { app { servers = [\"127.0.0.1:" + app.getLocalPort() + "\"] } }\n"
+                + "rate-limits { once { rate = 1r/m, burst = 0 } }\n"
+                + "locations = [ { path = \"/files/\", alias = \"" + dir.resolve("www") + "/\" },"
+                + " { exact = \"/ret\", return = { status = 200, body = \"ret $scheme $host\" } },"
+                + " { exact = \"/once\", return = { status = 200, body = \"once\" }, rate-limit = once },"
+                + " { path = \"/\", proxy = app } ]\n"
+                + "hosts = [ { names = [\"b.test\"], locations = [ { path = \"/\", return = { status = 200,"
+                + " body = \"b\" } } ] } ]\n");
+        tlsPort = server.localAddresses().get(0).getPort();
+        h2cPort = server.localAddresses().get(1).getPort();
+        plainPort = server.localAddresses().get(2).getPort();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        server.stop();
+        app.close();
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /** An upstream that answers each request with its head and body, a thread per connection. */
+    private static void echoHeads() {
+        while (!app.isClosed()) {
+            try {
+                Socket s = app.accept();
+                Thread t = new Thread(() -> echo(s), "h2-test-app-conn");
+                t.setDaemon(true);
+                t.start();
+            } catch (IOException e) {
+                return; // closed at the end of the class
+            }
+        }
+    }
+
+    private static void echo(Socket socket) {
+        try (Socket s = socket) {
+            s.setSoTimeout(10_000);
+            InputStream in = s.getInputStream();
+            String head = TlsListenerTest.Exchange.head(in);
+            int length = 0;
+            for (String line : head.split("\r\n")) {
+                if (line.toLowerCase().startsWith("content-length:")) {
+                    length = Integer.parseInt(line.substring(15).trim());
+                }
+            }
+            byte[] body = in.readNBytes(length);
+            byte[] out = (head + new String(body, StandardCharsets.ISO_8859_1)).getBytes(StandardCharsets.ISO_8859_1);
+            OutputStream o = s.getOutputStream();
+            o.write(("HTTP/1.1 200 OK\r\nContent-Length: " + out.length + "\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            o.write(out);
+        } catch (IOException e) {
+            // a connection Portico opened and then closed unused
+        }
+    }
+
+    /** curl's answer: "VERSION STATUS" on the first line, then the body (to a file when {@code out} is given). */
+    static String curl(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("curl", "-sS", "-k", "--max-time", "10", "-w", "\n%{http_version} %{http_code}"));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        assertThat(p.waitFor(15, TimeUnit.SECONDS)).isTrue();
+        return out;
+    }
+
+    static String tls(String host, String path, String... more) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--http2", "--resolve", host + ":" + tlsPort + ":127.0.0.1"));
+        args.addAll(List.of(more));
+        args.add("https://" + host + ":" + tlsPort + path);
+        return curl(args.toArray(new String[0]));
+    }
+
+    @Test
+    void tlsSpeaksHttp2ToStaticProxyReturnAndLimitedLocations() throws Exception {
+        assertThat(tls("a.test", "/files/hello.txt")).isEqualTo("hello over h2\n2 200");
+        assertThat(tls("a.test", "/ret")).isEqualTo("ret https a.test\n2 200");
+        assertThat(tls("a.test", "/app/get")).startsWith("GET /app/get HTTP/1.1\r\n").endsWith("2 200");
+        String proxied = tls("a.test", "/app/x?q=1", "-H", "X-Test: yes", "--data-binary", "posted body");
+        assertThat(proxied).startsWith("POST /app/x?q=1 HTTP/1.1\r\n").endsWith("posted body\n2 200");
+        assertThat(proxied.toLowerCase()).contains("x-test: yes", "x-forwarded-proto: https",
+                "host: a.test:" + tlsPort).doesNotContain("x-http2-");
+        assertThat(tls("a.test", "/once")).endsWith("2 200");
+        assertThat(tls("a.test", "/once")).endsWith("2 429");
+        assertThat(tls("b.test", "/anything")).isEqualTo("b\n2 200");
+    }
+
+    @Test
+    void aLargeFileGoesWholeOverAStream() throws Exception {
+        Path out = dir.resolve("download.bin");
+        assertThat(tls("a.test", "/files/big.bin", "-o", out.toString())).isEqualTo("\n2 200");
+        assertThat(Files.readAllBytes(out)).isEqualTo(big);
+    }
+
+    @Test
+    void aClientWithoutH2GetsHttp11OnTheTlsListener() throws Exception {
+        assertThat(curl("--http1.1", "https://127.0.0.1:" + tlsPort + "/ret")).isEqualTo("ret https 127.0.0.1\n1.1 200");
+    }
+
+    @Test
+    void hostOfAnotherHostThanSniIsMisdirected() throws Exception {
+        // SNI a.test, :authority b.test on the same connection: 421
+        assertThat(tls("a.test", "/x", "-H", "Host: b.test")).endsWith("2 421");
+    }
+
+    @Test
+    void h2cWithPriorKnowledgeAndHttp11ShareAPlainListenerThatSaysOn() throws Exception {
+        assertThat(curl("--http2-prior-knowledge", "http://127.0.0.1:" + h2cPort + "/ret"))
+                .isEqualTo("ret http 127.0.0.1\n2 200");
+        assertThat(curl("--http1.1", "http://127.0.0.1:" + h2cPort + "/ret")).isEqualTo("ret http 127.0.0.1\n1.1 200");
+        Path out = dir.resolve("h2c.bin");
+        assertThat(curl("--http2-prior-knowledge", "-o", out.toString(), "http://127.0.0.1:" + h2cPort
+                + "/files/big.bin")).isEqualTo("\n2 200");
+        assertThat(Files.readAllBytes(out)).isEqualTo(big);
+    }
+
+    @Test
+    void aPlainListenerByDefaultSpeaksHttp11Only() throws Exception {
+        try (Socket s = new Socket("127.0.0.1", plainPort)) {
+            s.setSoTimeout(5000);
+            s.getOutputStream().write(PREFACE);
+            String answer = new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+            assertThat(answer).isEqualTo("HTTP/1.1 400");
+        }
+    }
+
+    static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+
+    /** A raw HTTP/2 connection over h2c: frames written and read by hand. */
+    static final class RawH2 implements AutoCloseable {
+        final Socket socket;
+        final DataInputStream in;
+        final OutputStream out;
+
+        RawH2(int port) throws IOException {
+            socket = new Socket("127.0.0.1", port);
+            socket.setSoTimeout(5000);
+            in = new DataInputStream(socket.getInputStream());
+            out = socket.getOutputStream();
+            out.write(PREFACE);
+            frame(0x4, 0, 0, new byte[0]); // SETTINGS, empty
+        }
+
+        void frame(int type, int flags, int stream, byte[] payload) throws IOException {
+            ByteArrayOutputStream f = new ByteArrayOutputStream();
+            f.write(payload.length >> 16);
+            f.write(payload.length >> 8);
+            f.write(payload.length);
+            f.write(type);
+            f.write(flags);
+            f.write(stream >> 24);
+            f.write(stream >> 16);
+            f.write(stream >> 8);
+            f.write(stream);
+            f.write(payload);
+            out.write(f.toByteArray());
+        }
+
+        /** A GET / with indexed static-table fields and a literal :authority (HPACK, no Huffman). */
+        static byte[] getHeaders() {
+            ByteArrayOutputStream h = new ByteArrayOutputStream();
+            h.write(0x82); // :method GET
+            h.write(0x86); // :scheme http
+            h.write(0x84); // :path /
+            byte[] authority = "x".getBytes(StandardCharsets.US_ASCII);
+            h.write(0x01); // literal without indexing, name :authority (static index 1)
+            h.write(authority.length);
+            h.writeBytes(authority);
+            return h.toByteArray();
+        }
+
+        record Frame(int type, int flags, int stream, byte[] payload) {}
+
+        Frame read() throws IOException {
+            int length = in.readUnsignedByte() << 16 | in.readUnsignedByte() << 8 | in.readUnsignedByte();
+            int type = in.readUnsignedByte();
+            int flags = in.readUnsignedByte();
+            int stream = in.readInt() & 0x7fffffff;
+            byte[] payload = new byte[length];
+            in.readFully(payload);
+            return new Frame(type, flags, stream, payload);
+        }
+
+        /** Frames until a GOAWAY (its error code) or the end of the connection (-1). */
+        int goAwayCode() throws IOException {
+            try {
+                while (true) {
+                    Frame f = read();
+                    if (f.type() == 0x7) {
+                        return (f.payload()[4] & 0xff) << 24 | (f.payload()[5] & 0xff) << 16
+                                | (f.payload()[6] & 0xff) << 8 | (f.payload()[7] & 0xff);
+                    }
+                }
+            } catch (IOException e) {
+                return -1;
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+
+    @Test
+    void theServerAnnouncesItsSettings() throws Exception {
+        try (RawH2 c = new RawH2(h2cPort)) {
+            RawH2.Frame settings = c.read();
+            assertThat(settings.type()).isEqualTo(0x4);
+            Map<Integer, Long> values = new HashMap<>();
+            for (int i = 0; i + 6 <= settings.payload().length; i += 6) {
+                byte[] p = settings.payload();
+                values.put((p[i] & 0xff) << 8 | (p[i + 1] & 0xff), (long) (p[i + 2] & 0xff) << 24
+                        | (p[i + 3] & 0xff) << 16 | (p[i + 4] & 0xff) << 8 | (p[i + 5] & 0xff));
+            }
+            assertThat(values).containsEntry(0x3, 7L) // MAX_CONCURRENT_STREAMS
+                    .containsEntry(0x4, 65536L) // INITIAL_WINDOW_SIZE
+                    .containsEntry(0x6, 16384L); // MAX_HEADER_LIST_SIZE
+        }
+    }
+
+    @Test
+    void aRapidResetFloodGetsGoAwayEnhanceYourCalm() throws Exception {
+        try (RawH2 c = new RawH2(h2cPort)) {
+            byte[] headers = RawH2.getHeaders();
+            for (int i = 0; i < 40; i++) {
+                int stream = 1 + 2 * i;
+                c.frame(0x1, 0x4 | 0x1, stream, headers); // HEADERS, END_HEADERS | END_STREAM
+                c.frame(0x3, 0, stream, new byte[] {0, 0, 0, 0x8}); // RST_STREAM CANCEL
+            }
+            assertThat(c.goAwayCode()).as("GOAWAY ENHANCE_YOUR_CALM").isEqualTo(0xb);
+        }
+    }
+
+    @Test
+    void streamsResetWhileProxiedLeaveTheServerServing() throws Exception {
+        try (RawH2 c = new RawH2(h2cPort)) {
+            byte[] headers = RawH2.getHeaders();
+            for (int i = 0; i < 5; i++) {
+                int stream = 1 + 2 * i;
+                c.frame(0x1, 0x4 | 0x1, stream, headers);
+                c.frame(0x3, 0, stream, new byte[] {0, 0, 0, 0x8});
+            }
+            Thread.sleep(500);
+        }
+        assertThat(curl("--http1.1", "http://127.0.0.1:" + plainPort + "/app/after")).startsWith("GET /app/after")
+                .endsWith("1.1 200");
+        assertThat(curl("--http2-prior-knowledge", "http://127.0.0.1:" + h2cPort + "/app/after")).endsWith("2 200");
+    }
+
+    @Test
+    void aContinuationFloodGetsGoAway() throws Exception {
+        try (RawH2 c = new RawH2(h2cPort)) {
+            c.frame(0x1, 0, 1, RawH2.getHeaders()); // HEADERS without END_HEADERS
+            int code = -1;
+            try {
+                for (int i = 0; i < 10_000; i++) {
+                    c.frame(0x9, 0, 1, new byte[0]); // empty CONTINUATION frames
+                }
+            } catch (IOException closed) {
+                // the server closed while we were still flooding
+            }
+            code = c.goAwayCode();
+            assertThat(code).as("a GOAWAY (or the connection closed) long before the flood ends")
+                    .isNotEqualTo(0);
+        }
+    }
+}
