@@ -189,6 +189,19 @@ class SymlinkFlipTest {
             for (Future<?> client : running) {
                 client.get(10, TimeUnit.SECONDS);
             }
+            // Which states the race hit depends on the machine's load; the step-by-step cases above pin each
+            // interleaving. What must hold is that the name, once settled, is served again as what it is.
+            regular("normal");
+            try (RawHttp c = new RawHttp(port)) {
+                Response r = null;
+                for (int i = 0; i < 50 && (r == null || r.status() != 200); i++) {
+                    r = c.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n").read();
+                    if (r.status() != 200) {
+                        Thread.sleep(20); // a cached 404 of a state that flipped away lasts until revalidated
+                    }
+                }
+                assertThat(r.text()).as("the settled file, after the race").isEqualTo("normal");
+            }
         } finally {
             flipping.set(false);
             clients.shutdownNow();
@@ -196,6 +209,6 @@ class SymlinkFlipTest {
         }
         assertThat(answers.keySet()).as("answers (status and body) seen: " + answers)
                 .isSubsetOf("200 normal", "200 the inside target", "404 ");
-        assertThat(answers.get("200 normal")).as("the regular file was served too: " + answers).isNotNull();
+        assertThat(requests.get()).as("requests answered during the race").isGreaterThan(0);
     }
 }
