@@ -3,7 +3,10 @@ package io.portico.server;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.Channel;
 import io.netty.channel.FileRegion;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
@@ -13,6 +16,7 @@ import io.portico.metrics.AccessLog;
 import io.portico.route.ClientExchange;
 import io.portico.route.PerSecond;
 import java.net.InetSocketAddress;
+import javax.net.ssl.SSLSession;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
@@ -41,6 +45,8 @@ final class RequestContextHandler extends ChannelDuplexHandler {
     private String peerIp;
     private boolean trustedPeer;
     private RequestContext current;
+    /** {@code ssl_protocol=... ssl_cipher=...} of a TLS connection for its log lines, read once; else null. */
+    private String tlsNote;
 
     /** @param http2 the handler is on an HTTP/2 stream's channel, whose requests Netty's codec made HTTP/1.1 */
     RequestContextHandler(ClientAddresses addresses, AccessLog accessLog, boolean secure, boolean http2) {
@@ -59,6 +65,9 @@ final class RequestContextHandler extends ChannelDuplexHandler {
                 trustedPeer = addresses.isTrusted(peer.getAddress());
             }
             InetSocketAddress client = addresses.resolve(peer, trustedPeer, request.headers());
+            if (secure && tlsNote == null && accessLog.enabled()) {
+                tlsNote = tlsNote(ctx.channel());
+            }
             current = new RequestContext(ctx.channel(), request, peer, peerIp, client, trustedPeer, secure, http2,
                     accessLog.enabled());
             ctx.channel().attr(ClientExchange.KEY).set(current);
@@ -85,7 +94,7 @@ final class RequestContextHandler extends ChannelDuplexHandler {
                 current = null;
                 ctx.channel().attr(ClientExchange.KEY).set(null);
                 if (accessLog.enabled()) {
-                    ctx.write(msg, promise.unvoid()).addListener(f -> accessLog.log(line(rc, f.isSuccess())));
+                    ctx.write(msg, promise.unvoid()).addListener(f -> accessLog.log(line(rc, f.isSuccess(), tlsNote)));
                     return;
                 }
             }
@@ -101,13 +110,24 @@ final class RequestContextHandler extends ChannelDuplexHandler {
             if (!rc.responseStarted) {
                 rc.status = 499;
             }
-            accessLog.log(line(rc, false));
+            accessLog.log(line(rc, false, tlsNote));
         }
         current = null;
         ctx.fireChannelInactive();
     }
 
-    private static String line(RequestContext rc, boolean complete) {
+    /** The TLS version and cipher suite of the connection (an HTTP/2 stream's is its parent's), nginx's names. */
+    private static String tlsNote(Channel channel) {
+        Channel connection = channel instanceof Http2StreamChannel ? channel.parent() : channel;
+        SslHandler ssl = connection.pipeline().get(SslHandler.class);
+        if (ssl == null) {
+            return null;
+        }
+        SSLSession session = ssl.engine().getSession();
+        return "ssl_protocol=" + session.getProtocol() + " ssl_cipher=" + session.getCipherSuite();
+    }
+
+    private static String line(RequestContext rc, boolean complete, String tlsNote) {
         HttpRequest r = rc.request();
         StringBuilder b = new StringBuilder(200);
         b.append(rc.clientIp()).append(" - - [")
@@ -125,6 +145,9 @@ final class RequestContextHandler extends ChannelDuplexHandler {
         appendUpstreamSeconds(b, rc.log().upstreamNanos());
         if (!rc.log().note().equals("-")) {
             b.append(' ').append(rc.log().note());
+        }
+        if (tlsNote != null) {
+            b.append(' ').append(tlsNote);
         }
         if (!complete) {
             b.append(" incomplete");

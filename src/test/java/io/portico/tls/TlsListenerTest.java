@@ -222,6 +222,22 @@ class TlsListenerTest {
     }
 
     @Test
+    void theAccessLogNamesTheTlsVersionAndCipher() throws Exception {
+        Path log = dir.resolve("tls-access.log");
+        try (PorticoServer server = TestServers.start("access-log = \"" + log + "\"\n"
+                + "listen = [ { address = \"127.0.0.1:0\", http2 = off, tls { certificates = [ { cert = \""
+                + first.cert() + "\", key = \"" + first.key() + "\" } ], protocols = [TLSv1.3] } } ]\n"
+                + "locations = [ { path = \"/\", return = 204 } ]\n")) {
+            try (RawHttp c = new RawHttp(connect(TestServers.port(server), "default.test"))) {
+                assertThat(c.send("GET /logged HTTP/1.1\r\nHost: default.test\r\n\r\n").read().status())
+                        .isEqualTo(204);
+            }
+        }
+        String line = Files.readAllLines(log).stream().filter(l -> l.contains("/logged")).findFirst().orElseThrow();
+        assertThat(line).contains("ssl_protocol=TLSv1.3 ssl_cipher=TLS_");
+    }
+
+    @Test
     void plainHttpToTheTlsPortGetsAPlain400() throws Exception {
         try (PorticoServer server = start("auto", "");
                 RawHttp c = new RawHttp(TestServers.port(server))) {
