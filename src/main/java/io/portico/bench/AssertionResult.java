@@ -40,6 +40,11 @@ public record AssertionResult(String expression, String metric, double measured,
                         number(threshold), suffix()));
     }
 
+    /** {@code v} in this assertion's unit: {@code 1.2 ms}, {@code 0.9x}, {@code 0.1%}, {@code 1000}. */
+    String withUnit(double v) {
+        return number(v) + suffix();
+    }
+
     private String suffix() {
         return unit.isEmpty() || unit.equals("%") || unit.equals("x") ? unit : " " + unit;
     }

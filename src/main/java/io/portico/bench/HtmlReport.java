@@ -20,7 +20,7 @@ public final class HtmlReport {
     private static final double[] SPECTRUM = {0, 25, 50, 75, 90, 95, 97.5, 99, 99.5, 99.75, 99.9, 99.95, 99.975, 99.99,
         99.995, 99.999};
     private static final String STYLE = "body{font-family:sans-serif;margin:24px;max-width:1200px}"
-            + "pre{background:#f6f6f6;padding:8px;overflow-x:auto}code{background:#f6f6f6;padding:2px 4px}"
+            + "pre{background:#f6f6f6;padding:8px;white-space:pre-wrap}code{background:#f6f6f6;padding:2px 4px}"
             + "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:4px 10px}"
             + "td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f0f0f0;text-align:left}"
             + ".pass{color:#1a7f37;font-weight:bold}.fail{color:#cf222e;font-weight:bold}"
@@ -144,8 +144,8 @@ public final class HtmlReport {
             sb.append("<tr><td><code>").append(esc(a.expression())).append("</code></td><td class=\"")
                     .append(a.passed() ? "pass\">pass" : "fail\">fail").append("</td>");
             cell(sb, Double.isNaN(a.measured()) ? "not measured: " + a.reason()
-                    : AssertionResult.number(a.measured()) + " " + a.unit());
-            cell(sb, a.op() + " " + AssertionResult.number(a.threshold()) + " " + a.unit());
+                    : a.withUnit(a.measured()));
+            cell(sb, a.op() + " " + a.withUnit(a.threshold()));
             sb.append("</tr>");
         }
         sb.append("</table>");

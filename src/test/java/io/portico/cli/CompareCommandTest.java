@@ -107,6 +107,36 @@ class CompareCommandTest {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
+    void theBuiltInScenariosWriteOneSectionPerScenarioAndSayWhatTheyMeasure(@TempDir Path dir) throws Exception {
+        int code = run("bench", "compare", "-c", "2", "-t", "1s", "--rounds", "1", "--threads", "1",
+                "--no-client-warmup", "--json", dir.resolve("r.json").toString(), "--html",
+                dir.resolve("r.html").toString(), "--assert", "b.availability>=0%");
+        assertThat(code).as(err.toString()).isIn(0, BenchCommand.COMPARISON_REFUSED);
+        Map<String, Object> json = (Map<String, Object>) MiniJson.parse(Files.readString(dir.resolve("r.json")));
+        assertThat(json).containsEntry("report", "compare");
+        List<Map<String, Object>> scenarios = (List<Map<String, Object>>) json.get("scenarios");
+        assertThat(scenarios).hasSize(5);
+        assertThat(scenarios).allSatisfy(sc -> {
+            assertThat(sc).containsKeys("name", "ratios_b_over_a", "a", "b", "notes", "assertions");
+            assertThat((List<Object>) sc.get("assertions")).hasSize(1);
+            assertThat((List<String>) sc.get("notes")).anyMatch(n -> n.contains("share its"));
+        });
+        Map<String, Object> proxied = scenarios.get(1);
+        assertThat(proxied.get("name")).isEqualTo("/ direct vs proxied");
+        assertThat((List<String>) proxied.get("notes")).anyMatch(n -> n.contains("app / (app + proxy) CPU"));
+        assertThat(out.toString()).contains("/ direct vs proxied  [A: direct, B: proxied]")
+                .contains("note: Direct, a request costs the app's CPU; proxied, it costs the app's and Portico's")
+                .contains("pass  b.availability>=0%");
+        String html = Files.readString(dir.resolve("r.html"));
+        HtmlPage page = HtmlPage.parse(html);
+        page.assertEveryChartHasDataAndRoundTicksFromZero();
+        assertThat(page.all("section")).hasSize(5);
+        assertThat(page.all("svg")).hasSize(15);
+        assertThat(html).contains("<th>scenario</th><th>result</th><th>assertions</th>");
+    }
+
+    @Test
     void anAssertionThatIsNeitherARatioNorASideIsAUsageError() throws Exception {
         String a = serve("x");
         assertThat(run("bench", "compare", "--a", a, "--b", a, "--assert", "p99<5ms")).isEqualTo(BenchCommand.USAGE);
