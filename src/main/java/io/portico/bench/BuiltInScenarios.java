@@ -190,6 +190,12 @@ public final class BuiltInScenarios {
     /** The text table of every scenario: its metrics, headline, notes and assertion results. */
     public static String table(List<Scenario> rows) {
         StringBuilder sb = new StringBuilder();
+        // a note every scenario carries (the shared cores) is said once, above the table
+        List<String> common = rows.isEmpty() ? List.of() : rows.get(0).notes().stream()
+                .filter(n -> rows.stream().allMatch(r -> r.notes().contains(n))).toList();
+        for (String note : common) {
+            sb.append("note: ").append(note).append("\n\n");
+        }
         sb.append(CompareReport.header());
         for (Scenario row : rows) {
             CompareResult c = row.result();
@@ -202,7 +208,9 @@ public final class BuiltInScenarios {
                     .limit(2).map(m -> m.label().replaceAll(" \\(.*", "") + " " + CompareReport.times(c.ratio(m)))
                     .collect(Collectors.joining(", ", "gain: ", ""))).append('\n');
             for (String note : row.notes()) {
-                sb.append("  note: ").append(note).append('\n');
+                if (!common.contains(note)) {
+                    sb.append("  note: ").append(note).append('\n');
+                }
             }
             for (AssertionResult a : row.assertions()) {
                 sb.append("  ").append(a.line()).append('\n');
