@@ -96,17 +96,16 @@ public final class BuiltInScenarios {
             String direct = "http://127.0.0.1:" + app;
             String proxied = "http://127.0.0.1:" + portico;
             int cores = Runtime.getRuntime().availableProcessors();
+            servers = List.of(appProcess.processId(), porticoProcess.processId());
             List<String> shared = List.of(SharedMachine.builtIn(cores));
             List<Scenario> rows = new ArrayList<>();
-            rows.add(scenario("static file: app /files/x vs Portico /static/x",
-                    compare(base, direct + "/files/x", proxied + "/static/x"), shared,
-                    CompareMetric.THROUGHPUT, CompareMetric.P99));
-            rows.add(scenario("/ direct vs proxied", compare(base, direct + "/", proxied + "/"),
+            rows.add(compared("static file: app /files/x vs Portico /static/x", base, direct + "/files/x",
+                    proxied + "/static/x", shared, CompareMetric.THROUGHPUT, CompareMetric.P99));
+            rows.add(compared("/ direct vs proxied", base, direct + "/", proxied + "/",
                     List.of(SharedMachine.builtIn(cores), SharedMachine.proxied(cores)),
                     CompareMetric.THROUGHPUT, CompareMetric.P99));
-            rows.add(scenario("/block?ms=100, 200 clients, direct vs proxied",
-                    compare(base.withLoad(200, 0, base.duration()), direct + "/block?ms=100",
-                            proxied + "/block?ms=100"), shared,
+            rows.add(compared("/block?ms=100, 200 clients, direct vs proxied", base.withLoad(200, 0,
+                    base.duration()), direct + "/block?ms=100", proxied + "/block?ms=100", shared,
                     CompareMetric.AVAILABILITY, CompareMetric.P99, CompareMetric.THROUGHPUT));
             rows.add(scenario("others' latency with 50 slow clients holding connections, direct vs proxied",
                     slowClients(app, portico), shared, CompareMetric.P99, CompareMetric.AVAILABILITY,
@@ -122,9 +121,22 @@ public final class BuiltInScenarios {
         return new Scenario(name, result, List.of(metrics), notes, List.of());
     }
 
-    private CompareResult compare(BenchOptions options, String a, String b) throws InterruptedException {
-        return new CompareRun(options, RequestTarget.of(a, "GET", null), RequestTarget.of(b, "GET", null), rounds,
-                loops, null, notices).run("direct", "proxied");
+    /** The pids of the demo app and Portico, while they run. */
+    private List<Long> servers = List.of();
+
+    /** A direct-vs-proxied comparison, with what each server process spent per response on each side. */
+    private Scenario compared(String name, BenchOptions options, String a, String b, List<String> notes,
+            CompareMetric... metrics) throws InterruptedException {
+        ServerCpu cpu = new ServerCpu(List.of("demo app", "Portico"), servers.get(0), servers.get(1));
+        CompareResult result = new CompareRun(options, RequestTarget.of(a, "GET", null),
+                RequestTarget.of(b, "GET", null), rounds, loops, null, notices).observedBy(cpu)
+                .run("direct", "proxied");
+        List<String> all = new ArrayList<>(notes);
+        String note = cpu.note(result);
+        if (note != null) {
+            all.add(note);
+        }
+        return scenario(name, result, all, metrics);
     }
 
     /** Others send 50 req/s to / while 50 clients trickle never-ending headers at the same server. */

@@ -124,7 +124,9 @@ class CompareCommandTest {
         });
         Map<String, Object> proxied = scenarios.get(1);
         assertThat(proxied.get("name")).isEqualTo("/ direct vs proxied");
-        assertThat((List<String>) proxied.get("notes")).anyMatch(n -> n.contains("app / (app + proxy) CPU"));
+        assertThat((List<String>) proxied.get("notes")).anyMatch(n -> n.contains("app / (app + proxy) CPU"))
+                .anyMatch(n -> n.matches("Server CPU per response .*: direct: demo app \\d+ us \\+ Portico \\d+ us; "
+                        + "proxied: demo app \\d+ us \\+ Portico \\d+ us\\."));
         assertThat(out.toString()).contains("/ direct vs proxied  [A: direct, B: proxied]")
                 .contains("note: Direct, a request costs the app's CPU; proxied, it costs the app's and Portico's")
                 .contains("pass  b.availability>=0%");
