@@ -44,7 +44,8 @@ class HtmlInBrowserTest {
     void aComparisonsReportLoadsWithBothRunsOnEveryChart(@TempDir Path dir) throws Exception {
         CompareResult c = new CompareResult("direct", "proxied", List.of(result), List.of(result), null);
         Scenario one = new Scenario("/ direct vs proxied", c, List.of(CompareMetric.values()),
-                List.of(SharedMachine.proxied(2)), List.of()).checked(List.of(CompareAssertion.parse("ratio(rps)>=0.9")));
+                List.of(SharedMachine.proxied(2)), List.of())
+                .checked(List.of(CompareAssertion.parse("ratio(rps)>=0.9")));
         String dom = load(HtmlReport.renderCompare(List.of(one, one), "portico bench compare"), dir,
                 "compare-report.png", 6);
         assertThat(dom).contains("A: direct p99", "B: proxied p99");

@@ -77,10 +77,11 @@ class BenchCommandTest {
     void theReportRecordsTheCommandOnceAndShellQuoted(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("out.json");
         int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), "bench", "-c", "1", "-n", "5",
-                "--threads", "1", "--no-client-warmup", "-H", "X-Note: it's", "--assert", "p99<10s", "--json", json.toString(), url());
+                "--threads", "1", "--no-client-warmup", "-H", "X-Note: it's", "--assert", "p99<10s", "--json",
+                json.toString(), url());
         assertThat(code).as(err.toString()).isZero();
-        assertThat(Files.readString(json)).contains("\"command_line\": \"portico bench -c 1 -n 5 --threads 1 --no-client-warmup -H "
-                + "'X-Note: it'\\\\''s' --assert 'p99<10s' --json " + json + " " + url() + "\"");
+        assertThat(Files.readString(json)).contains("\"command_line\": \"portico bench -c 1 -n 5 --threads 1 "
+                + "--no-client-warmup -H 'X-Note: it'\\\\''s' --assert 'p99<10s' --json " + json + " " + url() + "\"");
         // run on its own (not under Main), the command still reads as typed
         assertThat(run("-c", "1", "-n", "5", "--threads", "1", "--no-client-warmup", "--json", json.toString(),
                 url())).isZero();
