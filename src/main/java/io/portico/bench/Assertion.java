@@ -6,13 +6,13 @@ import java.util.regex.Pattern;
 
 /**
  * A bound a run must meet ({@code --assert 'p99<50ms'}): latency metrics {@code p50 p90 p99 p999 p9999 max mean}
- * with a unit ({@code us ms s}, ms by default), {@code rps}, {@code errors} (a count, or a share with {@code %})
- * and {@code availability} (percent).
+ * with a unit ({@code us ms s}, ms by default), {@code rps} (or {@code throughput}), {@code errors} (a count, or a
+ * share with {@code %}) and {@code availability} (percent).
  */
 public record Assertion(String text, String metric, String op, double threshold, boolean percent) {
 
     private static final Pattern SYNTAX = Pattern.compile("\\s*(p50|p90|p99|p999|p9999|max|mean|"
-            + "rps|errors|availability)"
+            + "rps|throughput|errors|availability)"
             + "\\s*(<=|>=|<|>)\\s*([0-9.]+)\\s*(us|ms|s|%)?\\s*");
 
     /** Parses {@code text}; thresholds with a time unit are stored in milliseconds. */
@@ -23,7 +23,7 @@ public record Assertion(String text, String metric, String op, double threshold,
                     .formatted(text) + "rps>1000, availability>99.9%; metrics p50 p90 p99 p999 p9999 max mean rps "
                     + "errors availability)");
         }
-        String metric = m.group(1);
+        String metric = m.group(1).equals("throughput") ? "rps" : m.group(1);
         String unit = m.group(4);
         double value;
         try {
@@ -63,25 +63,20 @@ public record Assertion(String text, String metric, String op, double threshold,
         };
     }
 
-    /** Null when the run meets the bound, else what was measured against what was expected. */
-    public String failure(BenchResult r) {
-        double v = measure(r);
-        boolean ok = switch (op) {
-            case "<" -> v < threshold;
-            case "<=" -> v <= threshold;
-            case ">" -> v > threshold;
-            case ">=" -> v >= threshold;
-            default -> throw new IllegalStateException(op);
-        };
-        if (ok) {
-            return null;
-        }
-        String unit = percent ? "%" : metric.equals("rps") || metric.equals("errors") ? "" : " ms";
-        return String.format(Locale.ROOT, "assertion failed: %s (measured %s = %.3f%s, expected %s %s%s)", text,
-                metric, v, unit, op, stripZeros(threshold), unit);
+    /** Checks the run against the bound. */
+    public AssertionResult check(BenchResult r) {
+        return check(text, r);
     }
 
-    private static String stripZeros(double v) {
-        return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
+    /** As {@link #check(BenchResult)}, reported under {@code expression} (compare's {@code b.p99<5ms}). */
+    AssertionResult check(String expression, BenchResult r) {
+        String unit = percent ? "%" : metric.equals("rps") || metric.equals("errors") ? "" : "ms";
+        return AssertionResult.check(expression, metric, measure(r), op, threshold, unit, "no response");
+    }
+
+    /** Null when the run meets the bound, else what was measured against what was expected. */
+    public String failure(BenchResult r) {
+        AssertionResult result = check(r);
+        return result.passed() ? null : result.failure();
     }
 }

@@ -19,10 +19,6 @@ import java.util.stream.Collectors;
  */
 public final class BuiltInScenarios {
 
-    /** One line of the final table: a comparison and the metrics worth showing for it. */
-    record Row(String scenario, CompareResult result, List<CompareMetric> metrics) {
-    }
-
     private static final Duration READY = Duration.ofSeconds(30);
 
     private final BenchOptions base;
@@ -78,8 +74,8 @@ public final class BuiltInScenarios {
         }
     }
 
-    /** Runs every scenario and returns the table. Child processes are gone when this returns or throws. */
-    public String run() throws IOException, InterruptedException {
+    /** Runs every scenario. Child processes are gone when this returns or throws. */
+    public List<Scenario> run() throws IOException, InterruptedException {
         int app = freePort();
         int portico = freePort();
         Path staticDir = Files.createDirectories(workDir.resolve("static"));
@@ -99,28 +95,48 @@ public final class BuiltInScenarios {
             porticoProcess.awaitPort(portico, READY);
             String direct = "http://127.0.0.1:" + app;
             String proxied = "http://127.0.0.1:" + portico;
-            List<Row> rows = new ArrayList<>();
-            rows.add(new Row("static file: app /files/x vs Portico /static/x",
-                    compare(base, direct + "/files/x", proxied + "/static/x"),
-                    List.of(CompareMetric.THROUGHPUT, CompareMetric.P99)));
-            rows.add(new Row("/ direct vs proxied", compare(base, direct + "/", proxied + "/"),
-                    List.of(CompareMetric.THROUGHPUT, CompareMetric.P99)));
-            rows.add(new Row("/block?ms=100, 200 clients, direct vs proxied",
-                    compare(base.withLoad(200, 0, base.duration()), direct + "/block?ms=100",
-                            proxied + "/block?ms=100"),
-                    List.of(CompareMetric.AVAILABILITY, CompareMetric.P99, CompareMetric.THROUGHPUT)));
-            rows.add(new Row("others' latency with 50 slow clients holding connections, direct vs proxied",
-                    slowClients(app, portico), List.of(CompareMetric.P99, CompareMetric.AVAILABILITY,
-                            CompareMetric.THROUGHPUT)));
-            rows.add(new Row("others' latency while one client floods at 10x its limit (A: no limit, B: limited)",
-                    flood(proxied), List.of(CompareMetric.P99, CompareMetric.P50, CompareMetric.AVAILABILITY)));
-            return table(rows);
+            int cores = Runtime.getRuntime().availableProcessors();
+            servers = List.of(appProcess.processId(), porticoProcess.processId());
+            List<String> shared = List.of(SharedMachine.builtIn(cores));
+            List<Scenario> rows = new ArrayList<>();
+            rows.add(compared("static file: app /files/x vs Portico /static/x", base, direct + "/files/x",
+                    proxied + "/static/x", shared, CompareMetric.THROUGHPUT, CompareMetric.P99));
+            rows.add(compared("/ direct vs proxied", base, direct + "/", proxied + "/",
+                    List.of(SharedMachine.builtIn(cores), SharedMachine.proxied(cores)),
+                    CompareMetric.THROUGHPUT, CompareMetric.P99));
+            rows.add(compared("/block?ms=100, 200 clients, direct vs proxied", base.withLoad(200, 0,
+                    base.duration()), direct + "/block?ms=100", proxied + "/block?ms=100", shared,
+                    CompareMetric.AVAILABILITY, CompareMetric.P99, CompareMetric.THROUGHPUT));
+            rows.add(scenario("others' latency with 50 slow clients holding connections, direct vs proxied",
+                    slowClients(app, portico), shared, CompareMetric.P99, CompareMetric.AVAILABILITY,
+                    CompareMetric.THROUGHPUT));
+            rows.add(scenario("others' latency while one client floods at 10x its limit (A: no limit, B: limited)",
+                    flood(proxied), shared, CompareMetric.P99, CompareMetric.P50, CompareMetric.AVAILABILITY));
+            return rows;
         }
     }
 
-    private CompareResult compare(BenchOptions options, String a, String b) throws InterruptedException {
-        return new CompareRun(options, RequestTarget.of(a, "GET", null), RequestTarget.of(b, "GET", null), rounds,
-                loops, null, notices).run("direct", "proxied");
+    private static Scenario scenario(String name, CompareResult result, List<String> notes,
+            CompareMetric... metrics) {
+        return new Scenario(name, result, List.of(metrics), notes, List.of());
+    }
+
+    /** The pids of the demo app and Portico, while they run. */
+    private List<Long> servers = List.of();
+
+    /** A direct-vs-proxied comparison, with what each server process spent per response on each side. */
+    private Scenario compared(String name, BenchOptions options, String a, String b, List<String> notes,
+            CompareMetric... metrics) throws InterruptedException {
+        ServerCpu cpu = new ServerCpu(List.of("demo app", "Portico"), servers.get(0), servers.get(1));
+        CompareResult result = new CompareRun(options, RequestTarget.of(a, "GET", null),
+                RequestTarget.of(b, "GET", null), rounds, loops, null, notices).observedBy(cpu)
+                .run("direct", "proxied");
+        List<String> all = new ArrayList<>(notes);
+        String note = cpu.note(result);
+        if (note != null) {
+            all.add(note);
+        }
+        return scenario(name, result, all, metrics);
     }
 
     /** Others send 50 req/s to / while 50 clients trickle never-ending headers at the same server. */
@@ -183,29 +199,34 @@ public final class BuiltInScenarios {
         }
     }
 
-    static String table(List<Row> rows) {
+    /** The text table of every scenario: its metrics, headline, notes and assertion results. */
+    public static String table(List<Scenario> rows) {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "%-22s %14s %14s %10s   %s%n", "metric", "A", "B", "B/A",
-                "spread over rounds"));
-        for (Row row : rows) {
+        // a note every scenario carries (the shared cores) is said once, above the table
+        List<String> common = rows.isEmpty() ? List.of() : rows.get(0).notes().stream()
+                .filter(n -> rows.stream().allMatch(r -> r.notes().contains(n))).toList();
+        for (String note : common) {
+            sb.append("note: ").append(note).append("\n\n");
+        }
+        sb.append(CompareReport.header());
+        for (Scenario row : rows) {
             CompareResult c = row.result();
-            sb.append('\n').append(row.scenario()).append(String.format(Locale.ROOT, "  [A: %s, B: %s]%n",
+            sb.append('\n').append(row.name()).append(String.format(Locale.ROOT, "  [A: %s, B: %s]%n",
                     c.nameA(), c.nameB()));
-            BenchResult a = c.a();
-            BenchResult b = c.b();
             for (CompareMetric m : row.metrics()) {
-                String ratio = "-";
-                String spread = "";
-                if (c.refusal() == null) {
-                    ratio = CompareReport.times(c.ratio(m));
-                    spread = CompareReport.spread(c, m);
-                }
-                sb.append(String.format(Locale.ROOT, "  %-20s %14.2f %14.2f %10s   %s%n", m.label(), m.of(a),
-                        m.of(b), ratio, spread));
+                sb.append("  ").append(CompareReport.row(c, m, 20));
             }
             sb.append("  ").append(c.refusal() != null ? CompareReport.headline(c) : row.metrics().stream()
                     .limit(2).map(m -> m.label().replaceAll(" \\(.*", "") + " " + CompareReport.times(c.ratio(m)))
                     .collect(Collectors.joining(", ", "gain: ", ""))).append('\n');
+            for (String note : row.notes()) {
+                if (!common.contains(note)) {
+                    sb.append("  note: ").append(note).append('\n');
+                }
+            }
+            for (AssertionResult a : row.assertions()) {
+                sb.append("  ").append(a.line()).append('\n');
+            }
         }
         return sb.toString();
     }

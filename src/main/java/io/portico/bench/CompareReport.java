@@ -10,25 +10,53 @@ public final class CompareReport {
     }
 
     public static String render(CompareResult c) {
-        BenchResult a = c.a();
-        BenchResult b = c.b();
+        return render(new Scenario("", c, List.of(CompareMetric.values()), List.of(), List.of()));
+    }
+
+    /** The table of one comparison, its headline, notes and assertion results. */
+    public static String render(Scenario s) {
+        CompareResult c = s.result();
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "A = %s%nB = %s%n%d round(s) each, interleaved A B A B ...%n%n",
                 c.nameA(), c.nameB(), c.roundsA().size()));
-        sb.append(String.format(Locale.ROOT, "%-22s %14s %14s %10s   %s%n", "metric", "A", "B", "B/A",
-                "spread over rounds"));
-        for (CompareMetric m : CompareMetric.values()) {
-            String ratio = "-";
-            String spread = "";
-            if (c.refusal() == null) {
-                ratio = times(c.ratio(m));
-                spread = spread(c, m);
-            }
-            sb.append(String.format(Locale.ROOT, "%-22s %14.2f %14.2f %10s   %s%n", m.label(), m.of(a), m.of(b), ratio,
-                    spread));
+        sb.append(header());
+        for (CompareMetric m : s.metrics()) {
+            sb.append(row(c, m, 22));
         }
         sb.append('\n').append(headline(c)).append('\n');
+        for (String note : s.notes()) {
+            sb.append("note: ").append(note).append('\n');
+        }
+        if (!s.assertions().isEmpty()) {
+            sb.append('\n').append(TextReport.assertions(s.assertions()));
+        }
         return sb.toString();
+    }
+
+    static String header() {
+        return String.format(Locale.ROOT, "%-22s %14s %14s %10s   %s%n", "metric", "A", "B", "B/A",
+                "spread over rounds");
+    }
+
+    /** One metric's line: A, B (latencies with a unit that fits), B/A and its spread ({@code -} when refused). */
+    static String row(CompareResult c, CompareMetric m, int labelWidth) {
+        String ratio = "-";
+        String spread = "";
+        if (c.refusal() == null) {
+            ratio = times(c.ratio(m));
+            spread = spread(c, m);
+        }
+        return String.format(Locale.ROOT, "%-" + labelWidth + "s %14s %14s %10s   %s%n", label(m),
+                value(m, m.of(c.a())), value(m, m.of(c.b())), ratio, spread);
+    }
+
+    /** The metric's name without the unit a latency's value now carries itself. */
+    static String label(CompareMetric m) {
+        return m.latency() ? m.label().replace(" (ms)", "") : m.label();
+    }
+
+    static String value(CompareMetric m, double v) {
+        return m.latency() ? TextReport.duration(v) : String.format(Locale.ROOT, "%.2f", v);
     }
 
     /** The smallest and largest per-round ratio ({@code x0.91..x1.12}), empty when no round has one. */

@@ -21,6 +21,16 @@ public final class CompareRun {
     private final ClientLoops loops;
     private final PrintWriter progress;
     private final PrintWriter notices;
+    private RoundObserver observer = new RoundObserver() { };
+
+    /** Told when each round starts and ends, on the caller's thread (e.g. to read the servers' CPU around it). */
+    interface RoundObserver {
+        default void started(boolean b) {
+        }
+
+        default void finished(boolean b) {
+        }
+    }
 
     public CompareRun(BenchOptions options, RequestTarget a, RequestTarget b, int rounds, ClientLoops loops,
             PrintWriter progress, PrintWriter notices) {
@@ -36,6 +46,11 @@ public final class CompareRun {
         this.notices = notices;
     }
 
+    CompareRun observedBy(RoundObserver o) {
+        this.observer = o;
+        return this;
+    }
+
     public CompareResult run(String nameA, String nameB) throws InterruptedException {
         ResponseProbe.Answer answerA = ResponseProbe.probe(a, options.timeout());
         ResponseProbe.Answer answerB = ResponseProbe.probe(b, options.timeout());
@@ -43,8 +58,12 @@ public final class CompareRun {
         List<BenchResult> resultsA = new ArrayList<>();
         List<BenchResult> resultsB = new ArrayList<>();
         for (int round = 1; round <= rounds; round++) {
+            observer.started(false);
             resultsA.add(runOne(a, nameA, round));
+            observer.finished(false);
+            observer.started(true);
             resultsB.add(runOne(b, nameB, round));
+            observer.finished(true);
         }
         if (refusal == null) {
             refusal = clientBound(resultsA, nameA);

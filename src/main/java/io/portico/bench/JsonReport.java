@@ -1,34 +1,75 @@
 package io.portico.bench;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * The machine-readable report: stable keys with their unit in the name ({@code transaction_rate_per_s},
- * {@code latency_ms.p99}, {@code elapsed_s}...), siege's field names as siege prints them, a per-second timeline,
- * the command line and the environment. Keys are only ever added, never renamed.
+ * The machine-readable report, documented field by field in docs/benchmarking.md ("JSON report"). One name per
+ * figure, its unit in the name ({@code transaction_rate_per_s}, {@code latency_ms.p99}, {@code elapsed_s}); the
+ * command line once, at the top; the {@code --assert} results. A comparison, plain or the built-in scenarios, is a
+ * list of {@code scenarios}, each with its ratios and both sides. {@code schema_version} changes when a field is
+ * renamed or removed (version 2 dropped version 1's copies of every figure under siege's labels).
  */
 public final class JsonReport {
+
+    static final int SCHEMA_VERSION = 2;
 
     private JsonReport() {
     }
 
     public static String render(BenchResult r, String commandLine) {
+        return render(r, commandLine, List.of());
+    }
+
+    public static String render(BenchResult r, String commandLine, List<AssertionResult> assertions) {
         JsonWriter w = new JsonWriter().beginObject();
-        body(w, r, commandLine);
+        header(w, "bench", commandLine);
+        body(w, r);
+        assertions(w, assertions);
+        w.name("passed").value(assertions.stream().allMatch(AssertionResult::passed));
         return w.endObject().toString();
     }
 
-    /** Both sides of a comparison ({@code a}, {@code b}: merged rounds), ratios B/A with their spread. */
+    /** One comparison as a report of one scenario. */
     public static String renderCompare(CompareResult c, String commandLine) {
+        return renderCompare(List.of(new Scenario("", c, List.of(CompareMetric.values()), List.of(), List.of())),
+                commandLine);
+    }
+
+    /** Every scenario: its ratios B/A with their spread, both sides (merged rounds), notes and assertions. */
+    public static String renderCompare(List<Scenario> scenarios, String commandLine) {
         JsonWriter w = new JsonWriter().beginObject();
+        header(w, "compare", commandLine);
+        w.name("scenarios").beginArray();
+        for (Scenario s : scenarios) {
+            scenario(w, s);
+        }
+        w.endArray();
+        w.name("refused").value(scenarios.stream().anyMatch(Scenario::refused));
+        w.name("passed").value(scenarios.stream().noneMatch(Scenario::failed));
+        return w.endObject().toString();
+    }
+
+    private static void header(JsonWriter w, String kind, String commandLine) {
+        w.name("report").value(kind);
+        w.name("schema_version").value(SCHEMA_VERSION);
         w.name("command_line").value(commandLine);
+    }
+
+    private static void scenario(JsonWriter w, Scenario s) {
+        CompareResult c = s.result();
+        w.beginObject();
+        w.name("name").value(s.name());
         w.name("rounds").value(c.roundsA().size());
         w.name("refusal").value(c.refusal());
         w.name("headline").value(CompareReport.headline(c));
+        w.name("notes").beginArray();
+        s.notes().forEach(w::value);
+        w.endArray();
         w.name("ratios_b_over_a").beginObject();
         for (CompareMetric m : CompareMetric.values()) {
-            w.name(m.name().toLowerCase(Locale.ROOT)).beginObject();
+            w.name(m.key()).beginObject();
             w.name("ratio").value(c.refusal() == null ? c.ratio(m) : Double.NaN);
             w.name("per_round").beginArray();
             c.roundRatios(m).forEach(w::value);
@@ -38,19 +79,36 @@ public final class JsonReport {
         w.endObject();
         w.name("a").beginObject();
         w.name("name").value(c.nameA());
-        body(w, c.a(), commandLine);
+        body(w, c.a());
         w.endObject();
         w.name("b").beginObject();
         w.name("name").value(c.nameB());
-        body(w, c.b(), commandLine);
+        body(w, c.b());
         w.endObject();
-        return w.endObject().toString();
+        assertions(w, s.assertions());
+        w.endObject();
     }
 
-    static void body(JsonWriter w, BenchResult r, String commandLine) {
+    private static void assertions(JsonWriter w, List<AssertionResult> assertions) {
+        w.name("assertions").beginArray();
+        for (AssertionResult a : assertions) {
+            w.beginObject();
+            w.name("expression").value(a.expression());
+            w.name("metric").value(a.metric());
+            w.name("measured").value(a.measured());
+            w.name("op").value(a.op());
+            w.name("threshold").value(a.threshold());
+            w.name("unit").value(a.unit());
+            w.name("passed").value(a.passed());
+            w.name("reason").value(a.reason());
+            w.endObject();
+        }
+        w.endArray();
+    }
+
+    static void body(JsonWriter w, BenchResult r) {
         Tally t = r.tally();
         BenchOptions o = r.options();
-        w.name("command_line").value(commandLine);
         w.name("load_model").value(o.openLoop() ? "open" : "closed");
         w.name("connections").value(o.connections());
         w.name("target_rate_per_s").value(o.openLoop() ? o.rate() : Double.NaN);
@@ -116,7 +174,6 @@ public final class JsonReport {
         w.name("warnings").beginArray();
         r.warnings().forEach(w::value);
         w.endArray();
-        siege(w, r);
         w.name("timeline").beginArray();
         for (IntervalSample s : r.timeline()) {
             w.beginObject();
@@ -142,23 +199,6 @@ public final class JsonReport {
         w.endObject();
     }
 
-    /** siege's own field names and units, as siege prints them. */
-    private static void siege(JsonWriter w, BenchResult r) {
-        Tally t = r.tally();
-        w.name("Transactions").value(t.responses());
-        w.name("Availability").value(round2(r.availabilityPercent()));
-        w.name("Elapsed time").value(round2(r.elapsedS()));
-        w.name("Data transferred").value(round2(r.megabytes()));
-        w.name("Response time").value(round2(r.meanMs() / 1000));
-        w.name("Transaction rate").value(round2(r.transactionRate()));
-        w.name("Throughput").value(round2(r.megabytes() / r.elapsedS()));
-        w.name("Concurrency").value(round2(r.concurrency()));
-        w.name("Successful transactions").value(t.successes());
-        w.name("Failed transactions").value(t.errors());
-        w.name("Longest transaction").value(round2(r.maxMs() / 1000));
-        w.name("Shortest transaction").value(round2(r.minMs() / 1000));
-    }
-
     private static void phase(JsonWriter w, String name, org.HdrHistogram.Histogram h) {
         boolean empty = h.getTotalCount() == 0;
         w.name(name).beginObject();
@@ -174,9 +214,5 @@ public final class JsonReport {
     static String key(double p) {
         return String.format(Locale.ROOT, "%s", p == Math.rint(p) ? String.valueOf((long) p)
                 : String.valueOf(p).replace(".", ""));
-    }
-
-    private static double round2(double v) {
-        return Math.round(v * 100) / 100.0;
     }
 }

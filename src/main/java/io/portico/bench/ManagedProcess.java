@@ -104,6 +104,11 @@ public final class ManagedProcess implements AutoCloseable {
         }
     }
 
+    /** The process id (setsid replaces itself with the command, so it is the command's). */
+    long processId() {
+        return process.pid();
+    }
+
     @Override
     public void close() {
         destroy();

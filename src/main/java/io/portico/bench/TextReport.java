@@ -5,8 +5,10 @@ import java.util.Map;
 import org.HdrHistogram.Histogram;
 
 /**
- * The text report: siege's summary block with siege's labels, ab's connection-times and percentile tables (the
- * percentiles extended to 99.9 and 99.99), the error breakdown, the open-loop rate and any warnings.
+ * The text report: siege's summary block with siege's labels, wrk's {@code Requests/sec:} and {@code Transfer/sec:}
+ * lines, ab's connection-times and percentile tables (the percentiles extended to 99.9 and 99.99), the error
+ * breakdown, the open-loop rate and any warnings. Latencies carry a unit that fits them (us, ms, s), as wrk prints
+ * them: siege's {@code 0.00 secs} says nothing about a loopback server that answers in 80 us.
  */
 public final class TextReport {
 
@@ -17,7 +19,8 @@ public final class TextReport {
 
     public static String render(BenchResult r) {
         StringBuilder sb = new StringBuilder();
-        sb.append(siege(r)).append('\n');
+        sb.append(siege(r));
+        sb.append(wrk(r)).append('\n');
         sb.append(connectionTimes(r)).append('\n');
         sb.append(percentiles(r.total()));
         String errors = errors(r);
@@ -48,38 +51,69 @@ public final class TextReport {
         line(sb, "Availability:\t\t%12.2f %%", r.availabilityPercent());
         line(sb, "Elapsed time:\t\t%12.2f secs", r.elapsedS());
         line(sb, "Data transferred:\t%12.2f MB", r.megabytes());
-        line(sb, "Response time:\t\t%12.2f secs", r.meanMs() / 1000);
+        line(sb, "Response time:\t\t%12s", duration(r.meanMs()));
         line(sb, "Transaction rate:\t%12.2f trans/sec", r.transactionRate());
         line(sb, "Throughput:\t\t%12.2f MB/sec", r.megabytes() / r.elapsedS());
         line(sb, "Concurrency:\t\t%12.2f", r.concurrency());
         line(sb, "Successful transactions:%12d", t.successes());
         line(sb, "Failed transactions:\t%12d", t.errors());
-        line(sb, "Longest transaction:\t%12.2f", r.maxMs() / 1000);
-        line(sb, "Shortest transaction:\t%12.2f", r.minMs() / 1000);
+        line(sb, "Longest transaction:\t%12s", duration(r.maxMs()));
+        line(sb, "Shortest transaction:\t%12s", duration(r.minMs()));
         return sb.toString();
     }
 
-    /** ab's "Connection Times (ms)" table. */
+    /** wrk's closing lines, so a wrk user's scripts and eyes find the rate where they expect it. */
+    static String wrk(BenchResult r) {
+        return String.format(Locale.ROOT, "Requests/sec: %12.2f%nTransfer/sec: %10.2fMB%n", r.transactionRate(),
+                r.megabytes() / r.elapsedS());
+    }
+
+    /** {@code ms} with the unit that fits it: {@code 83.0 us}, {@code 1.25 ms}, {@code 2.10 s}. */
+    public static String duration(double ms) {
+        if (ms < 1) {
+            return String.format(Locale.ROOT, "%.1f us", ms * 1000);
+        }
+        return ms < 1000 ? String.format(Locale.ROOT, "%.2f ms", ms) : String.format(Locale.ROOT, "%.2f s", ms / 1000);
+    }
+
+    /**
+     * ab's "Connection Times" table, in one unit for the whole table (us when even the slowest request took under
+     * a millisecond, s from 10 s, else ms) so that the columns stay comparable and no cell reads 0.00.
+     */
     public static String connectionTimes(BenchResult r) {
-        StringBuilder sb = new StringBuilder("Connection Times (ms)\n");
+        double maxMs = r.maxMs();
+        String unit = maxMs < 1 ? "us" : maxMs < 10_000 ? "ms" : "s";
+        double perUs = unit.equals("us") ? 1 : unit.equals("ms") ? 1e-3 : 1e-6;
+        StringBuilder sb = new StringBuilder("Connection Times (" + unit + ")\n");
         sb.append("              min   mean[+/-sd]  median     max\n");
-        row(sb, "Connect:", r.connect());
-        row(sb, "Processing:", r.processing());
-        row(sb, "Waiting:", r.waiting());
-        row(sb, "Total:", r.total());
+        row(sb, "Connect:", r.connect(), perUs);
+        row(sb, "Processing:", r.processing(), perUs);
+        row(sb, "Waiting:", r.waiting(), perUs);
+        row(sb, "Total:", r.total(), perUs);
         return sb.toString();
     }
 
-    /** ab's "Percentage of the requests served within a certain time (ms)" table, extended. */
+    /** ab's "Percentage of the requests served within a certain time" table, extended, each with its unit. */
     public static String percentiles(Histogram total) {
-        StringBuilder sb = new StringBuilder("Percentage of the requests served within a certain time (ms)\n");
+        StringBuilder sb = new StringBuilder("Percentage of the requests served within a certain time\n");
         for (double p : PERCENTILES) {
             double v = total.getTotalCount() == 0 ? 0
                     : (p == 100 ? total.getMaxValue() : total.getValueAtPercentile(p)) / 1000.0;
             String label = p == Math.rint(p) ? String.format(Locale.ROOT, "%.0f%%", p)
                     : String.format(Locale.ROOT, "%s%%", p);
-            sb.append(String.format(Locale.ROOT, " %6s  %9.2f%s%n", label, v, p == 100 ? " (longest request)" : ""));
+            sb.append(String.format(Locale.ROOT, " %6s  %10s%s%n", label, duration(v),
+                    p == 100 ? " (longest request)" : ""));
         }
+        return sb.toString();
+    }
+
+    /** The {@code --assert} results, one line each; empty when none was given. */
+    public static String assertions(java.util.List<AssertionResult> results) {
+        if (results.isEmpty()) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder("Assertions:\n");
+        results.forEach(a -> sb.append("  ").append(a.line()).append('\n'));
         return sb.toString();
     }
 
@@ -137,12 +171,12 @@ public final class TextReport {
                                 + "lateness)").formatted(r.tally().unsent()));
     }
 
-    private static void row(StringBuilder sb, String label, Histogram h) {
+    private static void row(StringBuilder sb, String label, Histogram h, double perUs) {
         boolean empty = h.getTotalCount() == 0;
         sb.append(String.format(Locale.ROOT, "%-11s %6.2f %6.2f %6.2f %7.2f %7.2f%n", label,
-                empty ? 0 : h.getMinValue() / 1000.0, empty ? 0 : h.getMean() / 1000.0,
-                empty ? 0 : h.getStdDeviation() / 1000.0, empty ? 0 : h.getValueAtPercentile(50) / 1000.0,
-                empty ? 0 : h.getMaxValue() / 1000.0));
+                empty ? 0 : h.getMinValue() * perUs, empty ? 0 : h.getMean() * perUs,
+                empty ? 0 : h.getStdDeviation() * perUs, empty ? 0 : h.getValueAtPercentile(50) * perUs,
+                empty ? 0 : h.getMaxValue() * perUs));
     }
 
     private static void line(StringBuilder sb, String format, Object value) {

@@ -1,6 +1,7 @@
 package io.portico.cli;
 
 import io.portico.bench.Assertion;
+import io.portico.bench.AssertionResult;
 import io.portico.bench.BenchOptions;
 import io.portico.bench.BenchResult;
 import io.portico.bench.BenchRun;
@@ -28,7 +29,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code portico bench [options] URL...}: loads URLs and reports siege/ab-style figures that survive coordinated
  * omission and name client-side limits as such. Exit codes: 0 done, 1 the run could not be done, 2 usage error,
- * 3 an {@code --assert} bound was missed.
+ * 3 an {@code --assert} bound was missed, 4 ({@code bench compare}) the comparison was refused: A and B answer
+ * differently, or the client set the pace, so no ratio means anything.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, subcommands = CompareCommand.class,
         description = "Benchmark HTTP URLs (closed loop by default, open loop with -R).")
@@ -37,6 +39,7 @@ public final class BenchCommand implements Callable<Integer> {
     static final int RUN_FAILED = 1;
     static final int USAGE = 2;
     static final int ASSERT_FAILED = 3;
+    static final int COMPARISON_REFUSED = 4;
 
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -53,7 +56,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--html", paramLabel = "FILE", description = "Write a self-contained HTML report.")
     Path html;
 
-    @Option(names = "--assert", paramLabel = "EXPR", description = "Bound to meet, e.g. 'p99<50ms', 'errors<0.1%%'.")
+    @Option(names = "--assert", paramLabel = "EXPR", description = "Bound to meet, e.g. 'p99<50ms', 'errors<0.1%%'; "
+            + "exit 3 when one is missed.")
     List<String> asserts = new ArrayList<>();
 
     @Override
@@ -91,30 +95,36 @@ public final class BenchCommand implements Callable<Integer> {
             err.flush();
             return RUN_FAILED;
         }
+        List<AssertionResult> checked = new ArrayList<>();
+        for (Assertion a : assertions) {
+            checked.add(a.check(result));
+        }
         report.print(TextReport.render(result));
+        String assertionLines = TextReport.assertions(checked);
+        if (!assertionLines.isEmpty()) {
+            report.print("\n" + assertionLines);
+        }
         report.flush();
-        String commandLine = "portico bench " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+        String commandLine = TypedCommand.of(spec);
         if (json != null) {
-            String text = JsonReport.render(result, commandLine);
+            String text = JsonReport.render(result, commandLine, checked);
             if (jsonToStdout) {
                 out.println(text);
                 out.flush();
-            } else if (!write(Path.of(json), text, err)) {
+            } else if (!write(Path.of(json), text, "JSON", err)) {
                 return RUN_FAILED;
             }
         }
-        if (html != null && !write(html, HtmlReport.render(List.of(new HtmlReport.Series("run", result)),
-                commandLine), err)) {
+        if (html != null && !write(html, HtmlReport.render(result, commandLine, checked), "HTML", err)) {
             return RUN_FAILED;
         }
         if (result.stoppedEarly() != null || result.tally().responses() == 0) {
             return RUN_FAILED;
         }
         boolean failed = false;
-        for (Assertion a : assertions) {
-            String failure = a.failure(result);
-            if (failure != null) {
-                err.println(failure);
+        for (AssertionResult a : checked) {
+            if (!a.passed()) {
+                err.println(a.failure());
                 failed = true;
             }
         }
@@ -122,9 +132,12 @@ public final class BenchCommand implements Callable<Integer> {
         return failed ? ASSERT_FAILED : 0;
     }
 
-    static boolean write(Path file, String text, PrintWriter err) {
+    /** Writes a report and says where (a report written silently is a report nobody finds). */
+    static boolean write(Path file, String text, String kind, PrintWriter err) {
         try {
             Files.writeString(file, text, StandardCharsets.UTF_8);
+            err.println("portico bench: wrote the " + kind + " report to " + file);
+            err.flush();
             return true;
         } catch (IOException e) {
             err.println("portico bench: cannot write " + file + ": " + e.getMessage());

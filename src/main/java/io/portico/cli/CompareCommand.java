@@ -1,20 +1,26 @@
 package io.portico.cli;
 
+import io.portico.bench.AssertionResult;
 import io.portico.bench.BenchOptions;
 import io.portico.bench.BuiltInScenarios;
 import io.portico.bench.ClientLoops;
 import io.portico.bench.ClientWarmup;
+import io.portico.bench.CompareAssertion;
+import io.portico.bench.CompareMetric;
 import io.portico.bench.CompareReport;
 import io.portico.bench.CompareResult;
 import io.portico.bench.CompareRun;
 import io.portico.bench.HtmlReport;
 import io.portico.bench.JsonReport;
 import io.portico.bench.RequestTarget;
+import io.portico.bench.Scenario;
+import io.portico.bench.SharedMachine;
 import io.portico.server.Transport;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -25,7 +31,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code portico bench compare --a URL --b URL [load options]}: the same load against both, interleaved rounds,
- * B/A with its spread. Without URLs: the built-in scenarios (demo app direct vs behind Portico).
+ * B/A with its spread. Without URLs: the built-in scenarios (demo app direct vs behind Portico). Exit codes as
+ * {@link BenchCommand}'s: 0 done, 1 a side got no response, 2 usage, 3 an {@code --assert} missed, 4 a comparison
+ * refused (a refusal outranks a missed assertion: its ratios mean nothing).
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
         description = "Compare two URLs under the same load (or, with no URLs, direct vs through Portico).")
@@ -55,6 +63,10 @@ final class CompareCommand implements Callable<Integer> {
     @Option(names = "--html", paramLabel = "FILE", description = "Write an HTML report with both runs overlaid.")
     Path html;
 
+    @Option(names = "--assert", paramLabel = "EXPR", description = "Bound to meet: 'ratio(rps)>=0.9' (B/A), "
+            + "'b.p99<5ms' (one side; any 'portico bench --assert'); repeatable; exit 3 when one is missed.")
+    List<String> asserts = new ArrayList<>();
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
@@ -67,55 +79,87 @@ final class CompareCommand implements Callable<Integer> {
         }
         BenchOptions options;
         Transport transport;
+        List<CompareAssertion> checks = new ArrayList<>();
         try {
             options = load.toOptions(a == null ? List.of("http://127.0.0.1/") : List.of(a, b));
             transport = load.clientTransport();
+            for (String text : asserts) {
+                checks.add(CompareAssertion.parse(text));
+            }
         } catch (IllegalArgumentException e) {
             err.println("portico bench compare: " + e.getMessage());
             err.flush();
             return BenchCommand.USAGE;
         }
-        String commandLine = "portico bench compare "
-                + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+        String commandLine = TypedCommand.of(spec);
+        List<Scenario> scenarios = new ArrayList<>();
+        boolean jsonToStdout = "-".equals(json);
+        PrintWriter report = jsonToStdout ? err : out;
         try (ClientLoops loops = new ClientLoops(options.threads(), transport)) {
             if (load.clientWarmup) {
                 ClientWarmup.run(loops, options);
             }
             if (a == null) {
                 Path dir = Files.createTempDirectory("portico-bench-");
-                out.print(new BuiltInScenarios(options, rounds, BuiltInScenarios.javaPrefix(), MAIN_CLASS, dir, loops,
-                        err).run());
-                out.flush();
-                return 0;
-            }
-            RequestTarget targetA = options.targets().get(0);
-            RequestTarget targetB = options.targets().get(1);
-            CompareResult result = new CompareRun(options, targetA, targetB, rounds, loops,
-                    System.console() != null ? err : null, err).run(a, b);
-            boolean jsonToStdout = "-".equals(json);
-            PrintWriter report = jsonToStdout ? err : out;
-            report.print(CompareReport.render(result));
-            report.flush();
-            if (json != null) {
-                String text = JsonReport.renderCompare(result, commandLine);
-                if (jsonToStdout) {
-                    out.println(text);
-                    out.flush();
-                } else if (!BenchCommand.write(Path.of(json), text, err)) {
-                    return BenchCommand.RUN_FAILED;
+                for (Scenario s : new BuiltInScenarios(options, rounds, BuiltInScenarios.javaPrefix(), MAIN_CLASS, dir,
+                        loops, err).run()) {
+                    scenarios.add(s.checked(checks));
                 }
+                report.print(BuiltInScenarios.table(scenarios));
+            } else {
+                RequestTarget targetA = options.targets().get(0);
+                RequestTarget targetB = options.targets().get(1);
+                CompareResult result = new CompareRun(options, targetA, targetB, rounds, loops,
+                        System.console() != null ? err : null, err).run(a, b);
+                String shared = SharedMachine.note(targetA, targetB, Runtime.getRuntime().availableProcessors());
+                Scenario s = new Scenario(a + " vs " + b, result, List.of(CompareMetric.values()),
+                        shared == null ? List.of() : List.of(shared), List.of()).checked(checks);
+                scenarios.add(s);
+                report.print(CompareReport.render(s));
             }
-            List<HtmlReport.Series> series = List.of(new HtmlReport.Series("A", result.a()),
-                    new HtmlReport.Series("B", result.b()));
-            if (html != null && !BenchCommand.write(html, HtmlReport.render(series, commandLine), err)) {
-                return BenchCommand.RUN_FAILED;
-            }
-            return result.a().tally().responses() == 0 || result.b().tally().responses() == 0
-                    ? BenchCommand.RUN_FAILED : 0;
+            report.flush();
         } catch (IOException | IllegalArgumentException e) {
             err.println("portico bench compare: " + e.getMessage());
             err.flush();
             return BenchCommand.RUN_FAILED;
         }
+        if (json != null) {
+            String text = JsonReport.renderCompare(scenarios, commandLine);
+            if (jsonToStdout) {
+                out.println(text);
+                out.flush();
+            } else if (!BenchCommand.write(Path.of(json), text, "JSON", err)) {
+                return BenchCommand.RUN_FAILED;
+            }
+        }
+        if (html != null && !BenchCommand.write(html, HtmlReport.renderCompare(scenarios, commandLine), "HTML", err)) {
+            return BenchCommand.RUN_FAILED;
+        }
+        return exitCode(scenarios, err);
+    }
+
+    /** 1 when a side got no response, else 4 when a comparison was refused, else 3 when an assertion missed. */
+    static int exitCode(List<Scenario> scenarios, PrintWriter err) {
+        int code = 0;
+        for (Scenario s : scenarios) {
+            CompareResult c = s.result();
+            if (c.a().tally().responses() == 0 || c.b().tally().responses() == 0) {
+                err.println("portico bench compare: " + (s.name().isEmpty() ? "" : s.name() + ": ")
+                        + "a side got no response");
+                code = BenchCommand.RUN_FAILED;
+            } else if (s.refused() && code != BenchCommand.RUN_FAILED) {
+                err.println("portico bench compare: " + (s.name().isEmpty() ? "" : s.name() + ": ") + "no ratio: "
+                        + c.refusal() + " (exit " + BenchCommand.COMPARISON_REFUSED + ")");
+                code = BenchCommand.COMPARISON_REFUSED;
+            }
+            for (AssertionResult r : s.assertions()) {
+                if (!r.passed()) {
+                    err.println((s.name().isEmpty() ? "" : s.name() + ": ") + r.failure());
+                    code = code == 0 ? BenchCommand.ASSERT_FAILED : code;
+                }
+            }
+        }
+        err.flush();
+        return code;
     }
 }

@@ -31,9 +31,9 @@ class KeepAliveTest {
     void scenarioTableShowsEachRowsOwnMetricsInItsHeadline() {
         BenchResult r = ReportFixtures.result(100, 5);
         BenchResult better = ReportFixtures.result(200, 1);
-        String table = BuiltInScenarios.table(List.of(new BuiltInScenarios.Row("flood",
+        String table = BuiltInScenarios.table(List.of(new Scenario("flood",
                 new CompareResult("no limit", "limited", List.of(r), List.of(better), null),
-                List.of(CompareMetric.P99, CompareMetric.AVAILABILITY))));
+                List.of(CompareMetric.P99, CompareMetric.AVAILABILITY), List.of(), List.of())));
         assertThat(table).contains("flood  [A: no limit, B: limited]").contains("gain: p99 x0.20, availability x1.00");
     }
 }

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /** A tiny strict JSON parser for tests: objects to LinkedHashMap, arrays to List, numbers to Double. */
-final class MiniJson {
+public final class MiniJson {
 
     private final String s;
     private int i;
@@ -15,7 +15,7 @@ final class MiniJson {
         this.s = s;
     }
 
-    static Object parse(String text) {
+    public static Object parse(String text) {
         MiniJson p = new MiniJson(text);
         Object v = p.value();
         p.ws();

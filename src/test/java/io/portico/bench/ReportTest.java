@@ -34,20 +34,42 @@ class ReportTest {
     @Test
     void abTablesHaveEveryRowAndExtendedPercentiles() {
         String text = TextReport.render(result);
-        assertThat(text).contains("Connection Times (ms)", "Connect:", "Processing:", "Waiting:", "Total:",
-                "Percentage of the requests served within a certain time (ms)", "  99.9%", " 99.99%",
-                "100% ", "(longest request)");
+        assertThat(text).containsPattern("Connection Times \\((us|ms)\\)").contains("Connect:", "Processing:",
+                "Waiting:", "Total:", "Percentage of the requests served within a certain time\n", "  99.9%",
+                " 99.99%", "100% ", "(longest request)");
+    }
+
+    @Test
+    void wrkUsersFindRequestsPerSecondAndLatenciesCarryAUnitThatFits() {
+        String text = TextReport.render(result);
+        assertThat(text).containsPattern("\nRequests/sec: +[0-9]+\\.[0-9]{2}\n")
+                .containsPattern("\nTransfer/sec: +[0-9]+\\.[0-9]{2}MB\n")
+                .containsPattern("Response time:\t\t +[0-9.]+ (us|ms)\n")
+                .doesNotContain("secs\n" + "Transaction rate").doesNotContain("0.00 secs");
+        assertThat(TextReport.duration(0.083)).isEqualTo("83.0 us");
+        assertThat(TextReport.duration(0.9994)).isEqualTo("999.4 us");
+        assertThat(TextReport.duration(1.25)).isEqualTo("1.25 ms");
+        assertThat(TextReport.duration(2100)).isEqualTo("2.10 s");
+        BenchResult fast = ReportFixtures.result(1000, 0);
+        assertThat(TextReport.siege(fast)).contains("Response time:\t\t      0.0 us");
+        BenchResult slow = ReportFixtures.result(10, 2);
+        assertThat(TextReport.connectionTimes(slow)).startsWith("Connection Times (ms)\n")
+                .contains("Total:        2.00   2.00   0.00    2.00    2.00");
+        assertThat(TextReport.percentiles(slow.total())).contains("    50%     2.00 ms\n");
     }
 
     @Test
     @SuppressWarnings("unchecked")
-    void jsonParsesBackWithStableKeysAndSiegeNames() {
+    void jsonHasOneNamePerFigureAndNoSiegeCopies() {
         String json = JsonReport.render(result, "portico bench -n 200 \"x\"\n");
         Map<String, Object> m = (Map<String, Object>) MiniJson.parse(json);
-        assertThat(m).containsKeys("transaction_rate_per_s", "elapsed_s", "data_transferred_mb", "latency_ms",
-                "errors", "timeline", "command_line", "environment", "Transactions", "Availability",
-                "Elapsed time", "Transaction rate", "Longest transaction");
-        assertThat((Double) m.get("Transactions")).isEqualTo(200.0);
+        assertThat(m).containsKeys("report", "schema_version", "transaction_rate_per_s", "elapsed_s",
+                "data_transferred_mb", "latency_ms", "errors", "timeline", "command_line", "environment",
+                "assertions", "passed");
+        assertThat(m).doesNotContainKeys("Transactions", "Availability", "Elapsed time", "Transaction rate",
+                "Longest transaction", "Response time");
+        assertThat(m.get("schema_version")).isEqualTo(2.0);
+        assertThat((Double) m.get("transactions")).isEqualTo(200.0);
         assertThat((Double) m.get("data_transferred_mb")).isGreaterThan(0);
         assertThat(m.get("command_line")).isEqualTo("portico bench -n 200 \"x\"\n");
         Map<String, Object> latency = (Map<String, Object>) m.get("latency_ms");
@@ -92,11 +114,51 @@ class ReportTest {
     }
 
     @Test
-    void htmlIsSelfContained() {
-        String html = HtmlReport.render(List.of(new HtmlReport.Series("a<b", result),
-                new HtmlReport.Series("b", result)), "portico bench compare");
-        assertThat(html).startsWith("<!DOCTYPE html>").contains("<svg", "Latency over time", "Throughput over time",
-                "Latency by percentile", "a&lt;b p99").doesNotContain("<script src", "http://cdn", "https://");
+    void htmlOpensWithTheVerdictThenFullWidthChartsWithData() throws Exception {
+        List<AssertionResult> checks = List.of(Assertion.parse("p99<10s").check(result),
+                Assertion.parse("rps>100000000").check(result));
+        String html = HtmlReport.render(result, "portico bench 'a<b'", checks);
+        assertThat(html).startsWith("<!DOCTYPE html>").contains("Latency over time", "Throughput over time",
+                "Latency by percentile", "portico bench 'a&lt;b'")
+                .doesNotContain("<script", "http://cdn", "https://");
+        HtmlPage page = HtmlPage.parse(html);
+        page.assertEveryChartHasDataAndRoundTicksFromZero();
+        assertThat(page.all("svg")).hasSize(3);
+        int verdict = html.indexOf("FAIL: 1 of 2 assertion(s) missed (200 requests");
+        assertThat(verdict).isPositive().isLessThan(html.indexOf("<svg"));
+        assertThat(html.indexOf("<td class=\"pass\">pass</td>")).isPositive().isLessThan(html.indexOf("<svg"));
+        assertThat(html.indexOf("<td class=\"fail\">fail</td>")).isPositive().isLessThan(html.indexOf("<svg"));
+        assertThat(html.indexOf("Transactions:")).isGreaterThan(html.lastIndexOf("</svg>"));
+    }
+
+    @Test
+    void htmlOfAComparisonHasTheRatioTableAndBothRunsOnEachChart() throws Exception {
+        CompareResult c = new CompareResult("direct", "proxied", List.of(result), List.of(result), null);
+        Scenario s = new Scenario("one", c, List.of(CompareMetric.values()), List.of("shared cores"), List.of())
+                .checked(List.of(CompareAssertion.parse("ratio(rps)>=0.9")));
+        String html = HtmlReport.renderCompare(List.of(s, s), "portico bench compare");
+        HtmlPage page = HtmlPage.parse(html);
+        page.assertEveryChartHasDataAndRoundTicksFromZero();
+        assertThat(page.all("svg")).hasSize(6);
+        assertThat(page.all("section")).hasSize(2);
+        assertThat(html).contains("<th>metric</th><th>A</th><th>B</th><th>B/A</th><th>spread over rounds</th>",
+                "<td>throughput (req/s)</td>", "x1.00..x1.00", "A: direct p99", "B: proxied p99", "shared cores",
+                "<code>ratio(rps)&gt;=0.9</code></td><td class=\"pass\">pass</td>");
+        assertThat(html.indexOf("<th>scenario</th>")).isLessThan(html.indexOf("<svg"));
+    }
+
+    @Test
+    void chartTicksAreRound() {
+        assertThat(SvgChart.step(20.6)).isEqualTo(5);
+        assertThat(SvgChart.step(15.5)).isEqualTo(5);
+        assertThat(SvgChart.step(0.37)).isEqualTo(0.1);
+        assertThat(SvgChart.step(9.0)).isEqualTo(2);
+        assertThat(SvgChart.step(48_000)).isEqualTo(10_000);
+        assertThat(SvgChart.label(0.30000000000000004, 0.1)).isEqualTo("0.3");
+        assertThat(SvgChart.label(10_000, 10_000)).isEqualTo("10000");
+        String svg = SvgChart.render("t", "s", "ms", List.of(new SvgChart.Line("l", "#000", false,
+                new double[] {0, 1, 2}, new double[] {20.6, 15.5, 3})), null);
+        assertThat(svg).contains(">0</text>", ">5</text>", ">25</text>").doesNotContain(">20.6<", ">15.5<");
     }
 
     @Test

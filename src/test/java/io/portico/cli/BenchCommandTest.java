@@ -74,6 +74,39 @@ class BenchCommandTest {
     }
 
     @Test
+    void theReportRecordsTheCommandOnceAndShellQuoted(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("out.json");
+        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), "bench", "-c", "1", "-n", "5",
+                "--threads", "1", "--no-client-warmup", "-H", "X-Note: it's", "--assert", "p99<10s", "--json",
+                json.toString(), url());
+        assertThat(code).as(err.toString()).isZero();
+        assertThat(Files.readString(json)).contains("\"command_line\": \"portico bench -c 1 -n 5 --threads 1 "
+                + "--no-client-warmup -H 'X-Note: it'\\\\''s' --assert 'p99<10s' --json " + json + " " + url() + "\"");
+        // run on its own (not under Main), the command still reads as typed
+        assertThat(run("-c", "1", "-n", "5", "--threads", "1", "--no-client-warmup", "--json", json.toString(),
+                url())).isZero();
+        assertThat(Files.readString(json)).contains("\"command_line\": \"portico bench -c 1 -n 5 --threads 1 "
+                + "--no-client-warmup --json " + json + " " + url() + "\"");
+    }
+
+    @Test
+    void assertionResultsAppearInTheTextJsonAndHtmlReports(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("out.json");
+        Path html = dir.resolve("out.html");
+        int code = run("-c", "1", "-n", "5", "--threads", "1", "--no-client-warmup", "--json", json.toString(),
+                "--html", html.toString(),
+                "--assert", "errors<1%", "--assert", "rps>100000000", url());
+        assertThat(code).isEqualTo(3);
+        assertThat(out.toString()).contains("Assertions:\n  pass  errors<1%  (measured errors = 0%, expected < 1%)\n"
+                + "  FAIL  rps>100000000  (measured rps = ");
+        assertThat(Files.readString(json)).contains("\"expression\": \"rps>100000000\"").contains("\"passed\": false");
+        assertThat(Files.readString(html)).contains("<code>errors&lt;1%</code></td><td class=\"pass\">pass</td>")
+                .contains("FAIL: 1 of 2 assertion(s) missed");
+        assertThat(err.toString()).contains("portico bench: wrote the JSON report to " + json)
+                .contains("portico bench: wrote the HTML report to " + html);
+    }
+
+    @Test
     void missedAssertionExitsWithThreeAndSaysWhich() {
         int code = run("-c", "1", "-n", "5", "--threads", "1", "--assert", "rps>100000000", url());
         assertThat(code).isEqualTo(3);
