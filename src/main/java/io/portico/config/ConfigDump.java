@@ -229,6 +229,10 @@ public final class ConfigDump {
                 kv("set-response-headers", map(p.setResponseHeaders()));
         } else if (l.target() instanceof TargetConfig.Metrics m) {
             kv("metrics", m.format());
+        } else if (l.target() instanceof TargetConfig.Status st) {
+            kv("status", st.kind());
+        } else if (l.target() instanceof TargetConfig.Health) {
+            kv("health", true);
         } else if (l.target() instanceof TargetConfig.Return r) {
             kv("return", "{ status = " + r.status()
                     + r.location().map(x -> ", location = " + str(x.text())).orElse("")

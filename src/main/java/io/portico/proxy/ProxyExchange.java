@@ -76,6 +76,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         if (s == null) {
             if (lastFailure == null) {
                 settings.pool().errorLog().warn(UpstreamFailure.NO_LIVE.detail());
+                settings.pool().poolMeters().failed(UpstreamFailure.Kind.NO_LIVE_UPSTREAM.metricCause);
             }
             reject(lastFailure == null ? UpstreamFailure.NO_LIVE : lastFailure);
             return;
@@ -94,6 +95,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
                 () -> {
                     UpstreamFailure full = UpstreamFailure.queueFull(s);
                     s.errorLog().warn(full.detail());
+                    s.meters().failed(full.kind().metricCause);
                     reject(full);
                 });
     }
@@ -164,6 +166,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
      */
     private void failed(Attempt a, UpstreamFailure failure) {
         logAttempt(a);
+        a.server.meters().failed(failure.kind().metricCause);
         if (response.started()) {
             a.server.errorLog().warn(failure.detail() + " after the response head went to the client");
             a.server.failed();
@@ -181,6 +184,9 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         lastFailure = failure;
         Failover.Next next = failover.after(failure.kind(), a.isRequestSent(), a.reused(), request.replayable());
         a.end(false);
+        if (next != Failover.Next.GIVE_UP) {
+            a.server.meters().retried(failure.kind().metricCause);
+        }
         if (next == Failover.Next.SAME_SERVER_FRESH) {
             attemptOn(a.server, true);
             return;
@@ -253,7 +259,11 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
      */
     void logAttempt(Attempt a) {
         if (a.firstLogged()) {
-            client.log().upstream(a.server.name(), a.elapsedNanos());
+            long nanos = a.elapsedNanos();
+            client.log().upstream(a.server.name(), nanos);
+            if (nanos >= 0) {
+                a.server.meters().responded(nanos);
+            }
         }
     }
 

@@ -12,7 +12,10 @@ import io.netty.channel.ChannelHandler;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.portico.tls.PlainHttpRefusal;
 import io.portico.tls.ServerTls;
-import io.portico.tls.TlsFailureHandler;
+import io.portico.config.LocationConfig;
+import io.portico.metrics.LocationMeters;
+import io.portico.metrics.PorticoMetrics;
+import java.util.function.Function;
 
 /**
  * A client connection's pipeline, in the order a request passes through it: this method is the whole request
@@ -24,6 +27,8 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     private final ConnectionLimiter connectionLimiter;
     private final ClientAddresses addresses;
     private final AccessLog accessLog;
+    private final Function<LocationConfig, LocationMeters> meters;
+    private final PorticoMetrics metrics;
     private final HostRouter router;
     private final Supplier<ChannelHandler> rateLimiter;
     /** The listener's TLS, or null for plain HTTP. */
@@ -33,13 +38,15 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
 
     ClientChannelInitializer(LimitsConfig limits, ServerState state, ConnectionLimiter connectionLimiter,
             ClientAddresses addresses, AccessLog accessLog, HostRouter router, Supplier<ChannelHandler> rateLimiter,
-            ServerTls tls) {
+            Function<LocationConfig, LocationMeters> meters, PorticoMetrics metrics, ServerTls tls) {
         this.limits = limits;
         this.state = state;
         this.connectionLimiter = connectionLimiter;
         this.addresses = addresses;
         this.accessLog = accessLog;
         this.router = router;
+        this.meters = meters;
+        this.metrics = metrics;
         this.rateLimiter = rateLimiter;
         this.tls = tls;
         this.largestBodyLimit = ExchangeHandler.largestBodyLimit(limits.maxBodySize(), router.routes());
@@ -48,6 +55,7 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     @Override
     protected void initChannel(Channel ch) {
         state.add(ch);
+        metrics.connectionAccepted();
         ChannelPipeline p = ch.pipeline();
         addConnectionHandlers(p);
         if (tls != null) {
@@ -72,7 +80,7 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     private void addTlsHandlers(Channel ch, ChannelPipeline p) {
         p.addBefore(ClientPipeline.TIMEOUTS, ClientPipeline.TLS_PLAIN_REFUSAL, new PlainHttpRefusal());
         p.addBefore(ClientPipeline.TIMEOUTS, ClientPipeline.TLS, tls.newHandler(ch.alloc()));
-        p.addBefore(ClientPipeline.TIMEOUTS, ClientPipeline.TLS_FAILURES, TlsFailureHandler.INSTANCE);
+        p.addBefore(ClientPipeline.TIMEOUTS, ClientPipeline.TLS_FAILURES, metrics.tlsHandler());
     }
 
     /** HTTP/1.1 framing, strict, then one request at a time with keep-alive. */
@@ -88,7 +96,7 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
 
     /** The request's record and access log, routing, rate limiting, then the responder. */
     private void addPorticoHandlers(ChannelPipeline p) {
-        p.addLast(ClientPipeline.ACCESS_LOG, new RequestContextHandler(addresses, accessLog, tls != null));
+        p.addLast(ClientPipeline.ACCESS_LOG, new RequestContextHandler(addresses, accessLog, meters, tls != null));
         p.addLast(ClientPipeline.ROUTE, new RouteHandler(router));
         ChannelHandler limiter = rateLimiter.get();
         if (limiter != null) {

@@ -9,7 +9,11 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.stream.ChunkedInput;
+import io.portico.config.LocationConfig;
 import io.portico.metrics.AccessLog;
+import io.portico.metrics.LocationMeters;
+import io.portico.route.Route;
+import java.util.function.Function;
 import io.portico.route.ClientExchange;
 import io.portico.route.PerSecond;
 import java.net.InetSocketAddress;
@@ -33,6 +37,7 @@ final class RequestContextHandler extends ChannelDuplexHandler {
 
     private final ClientAddresses addresses;
     private final AccessLog accessLog;
+    private final Function<LocationConfig, LocationMeters> meters;
     private final boolean secure;
     // The connection's peer, its text and whether it is a trusted proxy: worked out on the first request rather
     // than on each.
@@ -41,9 +46,11 @@ final class RequestContextHandler extends ChannelDuplexHandler {
     private boolean trustedPeer;
     private RequestContext current;
 
-    RequestContextHandler(ClientAddresses addresses, AccessLog accessLog, boolean secure) {
+    RequestContextHandler(ClientAddresses addresses, AccessLog accessLog,
+            Function<LocationConfig, LocationMeters> meters, boolean secure) {
         this.addresses = addresses;
         this.accessLog = accessLog;
+        this.meters = meters;
         this.secure = secure;
     }
 
@@ -59,6 +66,12 @@ final class RequestContextHandler extends ChannelDuplexHandler {
             current = new RequestContext(ctx.channel(), request, peer, peerIp, client, trustedPeer, secure,
                     accessLog.enabled());
             ctx.channel().attr(ClientExchange.KEY).set(current);
+        }
+        if (msg instanceof HttpContent content && current != null) {
+            int n = content.content().readableBytes();
+            if (n > 0) {
+                current.bodyBytesRead += n;
+            }
         }
         ctx.fireChannelRead(msg);
     }
@@ -79,6 +92,7 @@ final class RequestContextHandler extends ChannelDuplexHandler {
                 rc.bytes += input.length();
             }
             if (HttpMessages.endsResponse(msg)) {
+                count(rc);
                 current = null;
                 ctx.channel().attr(ClientExchange.KEY).set(null);
                 if (accessLog.enabled()) {
@@ -100,8 +114,24 @@ final class RequestContextHandler extends ChannelDuplexHandler {
             }
             accessLog.log(line(rc, false));
         }
+        if (rc != null) {
+            if (!rc.responseStarted) {
+                rc.status = 499;
+            }
+            count(rc);
+        }
         current = null;
         ctx.fireChannelInactive();
+    }
+
+    /** The request's counters: once, when its response ends or its client leaves. */
+    private void count(RequestContext rc) {
+        Route route = rc.route();
+        LocationMeters m = meters.apply(route == null ? null : route.location());
+        if (rc.bodyBytesRead > 0) {
+            m.received(rc.bodyBytesRead);
+        }
+        m.answered(rc.request().method(), rc.status, System.nanoTime() - rc.startNanos(), rc.bytes);
     }
 
     private static String line(RequestContext rc, boolean complete) {
