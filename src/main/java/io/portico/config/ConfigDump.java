@@ -29,6 +29,7 @@ public final class ConfigDump {
         d.kv("transport", c.transport().configName());
         d.kv("access-log", str(c.accessLog().toString()));
         d.kv("shutdown-timeout", dur(c.shutdownTimeout()));
+        d.kv("drain-delay", dur(c.drainDelay()));
         LimitsConfig l = c.limits();
         d.open("limits");
         d.kv("max-request-line", l.maxRequestLine());

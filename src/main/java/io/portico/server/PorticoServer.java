@@ -199,6 +199,12 @@ public final class PorticoServer implements AutoCloseable {
         }
         stopped = true;
         state.startDraining();
+        if (!config.drainDelay().isZero()) {
+            // Health checks now fail while everything else is still served: a balancer stops sending first.
+            log.info("draining: health locations answer 503; listeners close in {} ms (drain-delay)",
+                    config.drainDelay().toMillis());
+            sleep(config.drainDelay());
+        }
         for (Channel l : listeners) {
             l.close().awaitUninterruptibly();
         }
