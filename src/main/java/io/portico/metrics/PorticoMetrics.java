@@ -8,7 +8,14 @@ import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.core.metrics.Info;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
-import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmBufferPoolMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmClassLoadingMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmCompilationMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmGarbageCollectorMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmMemoryMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmRuntimeInfoMetric;
+import io.prometheus.metrics.instrumentation.jvm.JvmThreadsMetrics;
+import io.prometheus.metrics.instrumentation.jvm.ProcessMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -109,7 +116,17 @@ public final class PorticoMetrics implements AutoCloseable {
 
     public PorticoMetrics() {
         SourceFamilies.register(registry, () -> sources, tls);
-        JvmMetrics.builder().register(registry);
+        // JvmMetrics.builder() would do these and two more, but it keeps every registry it served in a static set
+        // (a server's registry would outlive it, with what its callbacks reach), and its allocation metrics add
+        // GC listeners that are never removed: one per server started.
+        JvmMemoryMetrics.builder().register(registry);
+        JvmBufferPoolMetrics.builder().register(registry);
+        JvmGarbageCollectorMetrics.builder().register(registry);
+        JvmThreadsMetrics.builder().register(registry);
+        JvmClassLoadingMetrics.builder().register(registry);
+        JvmCompilationMetrics.builder().register(registry);
+        JvmRuntimeInfoMetric.builder().register(registry);
+        ProcessMetrics.builder().register(registry);
         Info.Builder build = Info.builder().name("portico_build_info")
                 .help("Portico's version and the JVM it runs on; the value is always 1.")
                 .labelNames("version", "netty", "java");
@@ -217,8 +234,10 @@ public final class PorticoMetrics implements AutoCloseable {
         return tls.failures();
     }
 
+    /** Stops the metrics thread and lets go of the last configuration's modules (their caches, zones, pools). */
     @Override
     public void close() {
         executor.shutdownNow();
+        sources = MetricSources.empty();
     }
 }
