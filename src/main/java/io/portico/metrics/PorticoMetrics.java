@@ -116,6 +116,12 @@ public final class PorticoMetrics implements AutoCloseable {
 
     public PorticoMetrics() {
         SourceFamilies.register(registry, () -> sources, tls);
+        // nginx's handled: accepted connections not dropped for a lack of resources. Portico stops accepting at
+        // max-connections instead of dropping, so it is always the accepted figure (dashboards built on
+        // stub_status expect both).
+        io.prometheus.metrics.core.metrics.CounterWithCallback.builder().name("portico_connections_handled")
+                .help("Client connections handled: every accepted one (at max-connections Portico stops accepting).")
+                .callback(cb -> cb.call(accepted.get())).register(registry);
         // JvmMetrics.builder() would do these and two more, but it keeps every registry it served in a static set
         // (a server's registry would outlive it, with what its callbacks reach), and its allocation metrics add
         // GC listeners that are never removed: one per server started.

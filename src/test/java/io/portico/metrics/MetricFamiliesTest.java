@@ -167,7 +167,10 @@ class MetricFamiliesTest {
                 assertThat(s.value("portico_connections_open")).isEqualTo(3);
             });
         }
-        assertThat(moved(before, scrape(), "portico_connections_accepted_total")).isGreaterThanOrEqualTo(3);
+        Scrape after = scrape();
+        assertThat(moved(before, after, "portico_connections_accepted_total")).isGreaterThanOrEqualTo(3);
+        assertThat(after.value("portico_connections_handled_total"))
+                .isEqualTo(after.value("portico_connections_accepted_total"));
     }
 
     @Test
