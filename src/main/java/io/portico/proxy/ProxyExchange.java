@@ -81,6 +81,9 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
             reject(lastFailure == null ? UpstreamFailure.NO_LIVE : lastFailure);
             return;
         }
+        if (lastFailure != null) { // a retry on the next server (counted only when there is one to try)
+            tried.get(tried.size() - 1).meters().retried(lastFailure.kind().metricCause);
+        }
         tried.add(s);
         failover.tried();
         attemptOn(s, false);
@@ -184,10 +187,8 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         lastFailure = failure;
         Failover.Next next = failover.after(failure.kind(), a.isRequestSent(), a.reused(), request.replayable());
         a.end(false);
-        if (next != Failover.Next.GIVE_UP) {
-            a.server.meters().retried(failure.kind().metricCause);
-        }
         if (next == Failover.Next.SAME_SERVER_FRESH) {
+            a.server.meters().retried(failure.kind().metricCause);
             attemptOn(a.server, true);
             return;
         }

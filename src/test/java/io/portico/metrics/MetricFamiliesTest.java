@@ -149,6 +149,9 @@ class MetricFamiliesTest {
         assertThat(moved(before, after,
                 "portico_upstream_retries_total{upstream=\"pair\"," + dead + ",cause=\"connect_error\"}"))
                 .isGreaterThanOrEqualTo(1);
+        assertThat(after.valueOrZero(
+                "portico_upstream_retries_total{upstream=\"dead\"," + dead + ",cause=\"connect_error\"}"))
+                .as("a pool with no other server to try retries nothing").isZero();
         assertThat(after.value("portico_upstream_server_up{upstream=\"app\"," + app.substring(app.indexOf("server"))
                 + "}")).isEqualTo(1);
     }
