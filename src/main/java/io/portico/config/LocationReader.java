@@ -24,7 +24,9 @@ import java.util.regex.PatternSyntaxException;
 /** Reads {@code locations}: one match and one target each, plus the zones and options of defaults.location. */
 final class LocationReader {
     private static final List<String> MATCHES = List.of("path", "exact", "regex");
-    private static final List<String> TARGETS = List.of("alias", "root", "proxy", "return", "metrics", "status", "health");
+    private static final List<String> TARGETS =
+            List.of("alias", "root", "proxy", "return", "metrics", "status", "health");
+    private static final String TARGET_LIST = String.join(", ", TARGETS);
     private static final Set<String> STATIC_KEYS = Set.of(
             "index", "try-files", "autoindex", "precompressed", "allow-dotfiles", "expires", "cache-control");
     private static final Set<String> PROXY_KEYS = Set.of(
@@ -171,9 +173,9 @@ final class LocationReader {
     private TargetConfig readTarget(Node n, List<String> keys) {
         if (keys.size() != 1) {
             n.problem(keys.isEmpty() ? "" : keys.get(1),
-                    keys.isEmpty() ? "location has no target (expected: one of alias, root, proxy, return, metrics, status, health)"
-                            : "location has several targets " + keys
-                                    + " (expected: exactly one of alias, root, proxy, return, metrics, status, health)");
+                    keys.isEmpty() ? "location has no target (expected: one of " + TARGET_LIST + ")"
+                            : "location has several targets " + keys + " (expected: exactly one of " + TARGET_LIST
+                                    + ")");
             return null;
         }
         return switch (keys.get(0)) {

@@ -27,8 +27,8 @@ public final class HealthResponder implements Responder {
     public Exchange open(ClientExchange client, HttpRequest request) {
         if (AdminResponses.getOrHead(client, request)) {
             boolean down = draining.getAsBoolean();
-            AdminResponses.write(client.channel(), down ? HttpResponseStatus.SERVICE_UNAVAILABLE : HttpResponseStatus.OK,
-                    "text/plain; charset=utf-8", down ? DRAINING : OK);
+            HttpResponseStatus status = down ? HttpResponseStatus.SERVICE_UNAVAILABLE : HttpResponseStatus.OK;
+            AdminResponses.write(client.channel(), status, "text/plain; charset=utf-8", down ? DRAINING : OK);
         }
         return Exchange.DISCARD_BODY;
     }
