@@ -29,6 +29,7 @@ public final class ConfigDump {
         d.kv("transport", c.transport().configName());
         d.kv("access-log", str(c.accessLog().toString()));
         d.kv("shutdown-timeout", dur(c.shutdownTimeout()));
+        d.kv("drain-delay", dur(c.drainDelay()));
         LimitsConfig l = c.limits();
         d.open("limits");
         d.kv("max-request-line", l.maxRequestLine());
@@ -245,6 +246,10 @@ public final class ConfigDump {
                 kv("set-response-headers", map(p.setResponseHeaders()));
         } else if (l.target() instanceof TargetConfig.Metrics m) {
             kv("metrics", m.format());
+        } else if (l.target() instanceof TargetConfig.Status st) {
+            kv("status", st.kind());
+        } else if (l.target() instanceof TargetConfig.Health) {
+            kv("health", true);
         } else if (l.target() instanceof TargetConfig.Return r) {
             kv("return", "{ status = " + r.status()
                     + r.location().map(x -> ", location = " + str(x.text())).orElse("")

@@ -24,9 +24,9 @@ import java.util.Set;
  */
 public final class ConfigLoader {
     private static final Set<String> TOP_KEYS = Set.of(
-            "listen", "workers", "transport", "access-log", "shutdown-timeout", "limits", "static", "trusted-proxies",
-            "allow-unlimited", "upstreams", "rate-limits", "limit-conn", "locations", "hosts", "http2", "demo-app",
-            "defaults");
+            "listen", "workers", "transport", "access-log", "shutdown-timeout", "drain-delay", "limits", "static",
+            "trusted-proxies", "allow-unlimited", "upstreams", "rate-limits", "limit-conn", "locations", "hosts",
+            "http2", "demo-app", "defaults");
 
     private ConfigLoader() {}
 
@@ -88,6 +88,7 @@ public final class ConfigLoader {
         IoTransport transport = root.enumValue("transport", IoTransport.class, IoTransport.AUTO);
         AccessLogConfig accessLog = readAccessLog(root, paths);
         Duration shutdownTimeout = root.duration("shutdown-timeout", Duration.ZERO);
+        Duration drainDelay = root.duration("drain-delay", Duration.ZERO);
         LimitsConfig limits = root.object("limits", null).map(ConfigLoader::readLimits).orElseThrow();
         StaticConfig staticConfig = root.object("static", null).map(ConfigLoader::readStatic).orElseThrow();
         List<Cidr> trusted = readCidrs(root, "trusted-proxies");
@@ -109,7 +110,8 @@ public final class ConfigLoader {
         }
         return new PorticoConfig(
                 file, prefix, listen, workers, transport, accessLog, shutdownTimeout, limits,
-                staticConfig, trusted, unlimited, upstreams, rateLimits, limitConn, locations, demoApp, hosts, http2);
+                staticConfig, trusted, unlimited, upstreams, rateLimits, limitConn, locations, demoApp, hosts, http2,
+                drainDelay);
     }
 
     /** {@code defaults} holds only the sections and keys that reference.conf has there. */

@@ -24,13 +24,17 @@ import java.util.regex.PatternSyntaxException;
 /** Reads {@code locations}: one match and one target each, plus the zones and options of defaults.location. */
 final class LocationReader {
     private static final List<String> MATCHES = List.of("path", "exact", "regex");
-    private static final List<String> TARGETS = List.of("alias", "root", "proxy", "return", "metrics");
+    private static final List<String> TARGETS =
+            List.of("alias", "root", "proxy", "return", "metrics", "status", "health");
+    private static final String TARGET_LIST = String.join(", ", TARGETS);
     private static final Set<String> STATIC_KEYS = Set.of(
             "index", "try-files", "autoindex", "precompressed", "allow-dotfiles", "expires", "cache-control");
     private static final Set<String> PROXY_KEYS = Set.of(
             "host", "merge-slashes", "proxy-request-buffering", "proxy-response-buffering", "streaming",
             "client-body-buffer-size", "proxy-buffers", "via", "forwarded-headers", "set-request-headers",
             "set-response-headers");
+
+    private static final List<Cidr> LOOPBACK = List.of(Cidr.parse("127.0.0.0/8"), Cidr.parse("::1/128"));
 
     private final Node root;
     private final Config defaults;
@@ -83,6 +87,9 @@ final class LocationReader {
         List<String> limitConn = names(n, "limit-conn", connZones, "limit-conn");
         List<Cidr> allow = ConfigLoader.readCidrs(n, "allow");
         List<Cidr> deny = ConfigLoader.readCidrs(n, "deny");
+        if (target instanceof TargetConfig.Status && allow.isEmpty() && deny.isEmpty()) {
+            allow = LOOPBACK; // the status page names upstream servers and zones: local only unless allow says
+        }
         OptionalLong maxBodySize = n.isSet("max-body-size")
                 ? OptionalLong.of(n.bytes("max-body-size", 0, Long.MAX_VALUE)) : OptionalLong.empty();
         Set<String> known = new HashSet<>(STATIC_KEYS);
@@ -110,6 +117,8 @@ final class LocationReader {
             case "alias", "root" -> "on a static location";
             case "proxy" -> "on a proxy location";
             case "metrics" -> "on a metrics location";
+            case "status" -> "on a status location";
+            case "health" -> "on a health location";
             default -> "on a return location";
         };
     }
@@ -164,15 +173,17 @@ final class LocationReader {
     private TargetConfig readTarget(Node n, List<String> keys) {
         if (keys.size() != 1) {
             n.problem(keys.isEmpty() ? "" : keys.get(1),
-                    keys.isEmpty() ? "location has no target (expected: one of alias, root, proxy, return, metrics)"
-                            : "location has several targets " + keys
-                                    + " (expected: exactly one of alias, root, proxy, return, metrics)");
+                    keys.isEmpty() ? "location has no target (expected: one of " + TARGET_LIST + ")"
+                            : "location has several targets " + keys + " (expected: exactly one of " + TARGET_LIST
+                                    + ")");
             return null;
         }
         return switch (keys.get(0)) {
             case "alias", "root" -> readStatic(n, keys.get(0));
             case "proxy" -> readProxy(n);
             case "metrics" -> readMetrics(n);
+            case "status" -> readStatus(n);
+            case "health" -> readHealth(n);
             default -> readReturn(n);
         };
     }
@@ -315,6 +326,23 @@ final class LocationReader {
             return null;
         }
         return new TargetConfig.Metrics(format);
+    }
+
+    private static TargetConfig.Status readStatus(Node n) {
+        String kind = n.string("status");
+        if (!kind.equals("page")) {
+            n.problem("status", "'" + kind + "' (expected: page)");
+            return null;
+        }
+        return new TargetConfig.Status(kind);
+    }
+
+    private static TargetConfig.Health readHealth(Node n) {
+        if (!n.bool("health")) {
+            n.problem("health", "false (expected: true, or no health key)");
+            return null;
+        }
+        return new TargetConfig.Health();
     }
 
     private TargetConfig.Return readReturn(Node n) {

@@ -25,7 +25,19 @@ public record PorticoConfig(
         List<LocationConfig> locations,
         DemoAppConfig demoApp,
         List<HostConfig> hosts,
-        Http2Config http2) {
+        Http2Config http2,
+        Duration drainDelay) {
+
+    /** Without a drain delay (tests and tools that build a configuration by hand). */
+    public PorticoConfig(Path file, Path prefix, List<ListenerConfig> listen, int workers, IoTransport transport,
+            AccessLogConfig accessLog, Duration shutdownTimeout, LimitsConfig limits, StaticConfig staticFiles,
+            List<Cidr> trustedProxies, List<Cidr> allowUnlimited, Map<String, UpstreamConfig> upstreams,
+            Map<String, RateLimitZoneConfig> rateLimits, Map<String, LimitConnConfig> limitConn,
+            List<LocationConfig> locations, DemoAppConfig demoApp, List<HostConfig> hosts,
+            Http2Config http2) {
+        this(file, prefix, listen, workers, transport, accessLog, shutdownTimeout, limits, staticFiles, trustedProxies,
+                allowUnlimited, upstreams, rateLimits, limitConn, locations, demoApp, hosts, http2, Duration.ZERO);
+    }
 
     /** The top-level locations (the default host's) and every virtual host's, for what is built per location. */
     public List<LocationConfig> allLocations() {

@@ -54,4 +54,10 @@ public sealed interface TargetConfig {
 
     /** The server's counters in a monitoring format; {@code prometheus} (text exposition format 0.0.4) only. */
     record Metrics(String format) implements TargetConfig {}
+
+    /** The status page (HTML, or JSON when asked); {@code page} is its one kind. */
+    record Status(String kind) implements TargetConfig {}
+
+    /** A load balancer's health check: 200, or 503 while the server drains. */
+    record Health() implements TargetConfig {}
 }

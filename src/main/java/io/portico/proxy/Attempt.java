@@ -36,6 +36,7 @@ final class Attempt {
         this.server = server;
         this.loop = loop;
         server.requestStarted();
+        server.meters().tried();
     }
 
     /** Takes a permit now, or after queueing; {@code rejected} when the queue is full or times out. */
@@ -81,6 +82,7 @@ final class Attempt {
             if (ended) {
                 c.release(true);
             } else {
+                server.meters().connected(System.nanoTime() - startNanos);
                 attach(c, listener);
                 connected.run();
             }

@@ -76,9 +76,13 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         if (s == null) {
             if (lastFailure == null) {
                 settings.pool().errorLog().warn(UpstreamFailure.NO_LIVE.detail());
+                settings.pool().poolMeters().failed(UpstreamFailure.Kind.NO_LIVE_UPSTREAM.metricCause);
             }
             reject(lastFailure == null ? UpstreamFailure.NO_LIVE : lastFailure);
             return;
+        }
+        if (lastFailure != null) { // a retry on the next server (counted only when there is one to try)
+            tried.get(tried.size() - 1).meters().retried(lastFailure.kind().metricCause);
         }
         tried.add(s);
         failover.tried();
@@ -94,6 +98,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
                 () -> {
                     UpstreamFailure full = UpstreamFailure.queueFull(s);
                     s.errorLog().warn(full.detail());
+                    s.meters().failed(full.kind().metricCause);
                     reject(full);
                 });
     }
@@ -164,6 +169,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
      */
     private void failed(Attempt a, UpstreamFailure failure) {
         logAttempt(a);
+        a.server.meters().failed(failure.kind().metricCause);
         if (response.started()) {
             a.server.errorLog().warn(failure.detail() + " after the response head went to the client");
             a.server.failed();
@@ -182,6 +188,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         Failover.Next next = failover.after(failure.kind(), a.isRequestSent(), a.reused(), request.replayable());
         a.end(false);
         if (next == Failover.Next.SAME_SERVER_FRESH) {
+            a.server.meters().retried(failure.kind().metricCause);
             attemptOn(a.server, true);
             return;
         }
@@ -253,7 +260,11 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
      */
     void logAttempt(Attempt a) {
         if (a.firstLogged()) {
-            client.log().upstream(a.server.name(), a.elapsedNanos());
+            long nanos = a.elapsedNanos();
+            client.log().upstream(a.server.name(), nanos);
+            if (nanos >= 0) {
+                a.server.meters().responded(nanos);
+            }
         }
     }
 

@@ -32,9 +32,12 @@ record UpstreamFailure(Kind kind, String detail) {
         QUEUE_FULL(HttpResponseStatus.SERVICE_UNAVAILABLE);
 
         final HttpResponseStatus status;
+        /** The {@code cause} label of the upstream failure and retry counters. */
+        final String metricCause;
 
         Kind(HttpResponseStatus status) {
             this.status = status;
+            this.metricCause = name().toLowerCase(java.util.Locale.ROOT);
         }
     }
 

@@ -8,12 +8,15 @@ import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.portico.config.Http2Config;
 import io.portico.config.LimitsConfig;
+import io.portico.config.LocationConfig;
+import io.portico.metrics.LocationMeters;
+import io.portico.metrics.PorticoMetrics;
 import io.portico.metrics.AccessLog;
 import io.portico.route.ClientPipeline;
 import io.portico.route.HostRouter;
 import io.portico.tls.PlainHttpRefusal;
 import io.portico.tls.ServerTls;
-import io.portico.tls.TlsFailureHandler;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -31,6 +34,8 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     private final AccessLog accessLog;
     private final HostRouter router;
     private final Supplier<ChannelHandler> rateLimiter;
+    private final Function<LocationConfig, LocationMeters> meters;
+    private final PorticoMetrics metrics;
     /** The listener's TLS, or null for plain HTTP. */
     private final ServerTls tls;
     /** HTTP/2's settings when this listener speaks it, else null. */
@@ -40,7 +45,7 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
 
     ClientChannelInitializer(LimitsConfig limits, ServerState state, ConnectionLimiter connectionLimiter,
             ClientAddresses addresses, AccessLog accessLog, HostRouter router, Supplier<ChannelHandler> rateLimiter,
-            ServerTls tls, Http2Config http2) {
+            Function<LocationConfig, LocationMeters> meters, PorticoMetrics metrics, ServerTls tls, Http2Config http2) {
         this.limits = limits;
         this.state = state;
         this.connectionLimiter = connectionLimiter;
@@ -48,6 +53,8 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
         this.accessLog = accessLog;
         this.router = router;
         this.rateLimiter = rateLimiter;
+        this.meters = meters;
+        this.metrics = metrics;
         this.tls = tls;
         this.http2 = http2;
         this.largestBodyLimit = ExchangeHandler.largestBodyLimit(limits.maxBodySize(), router.routes());
@@ -56,6 +63,7 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     @Override
     protected void initChannel(Channel ch) {
         state.add(ch);
+        metrics.connectionAccepted();
         ChannelPipeline p = ch.pipeline();
         p.addLast(ClientPipeline.CONNECTIONS, connectionLimiter);
         if (tls != null) {
@@ -63,7 +71,7 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
             // closed quietly; then ALPN adds the HTTP stages of the protocol chosen.
             p.addLast(ClientPipeline.TLS_PLAIN_REFUSAL, new PlainHttpRefusal());
             p.addLast(ClientPipeline.TLS, tls.newHandler(ch.alloc()));
-            p.addLast(ClientPipeline.TLS_FAILURES, TlsFailureHandler.INSTANCE);
+            p.addLast(ClientPipeline.TLS_FAILURES, metrics.tlsHandler());
             p.addLast(ClientPipeline.ALPN, new AlpnHandler(this));
         } else if (http2 != null) {
             p.addLast(ClientPipeline.H2C_PREFACE, new H2cPrefaceDetector(this));
@@ -108,7 +116,8 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
 
     /** The request's record and access log, routing, rate limiting, then the responder. */
     private void addPorticoHandlers(ChannelPipeline p, boolean onStream) {
-        p.addLast(ClientPipeline.ACCESS_LOG, new RequestContextHandler(addresses, accessLog, tls != null, onStream));
+        p.addLast(ClientPipeline.ACCESS_LOG, new RequestContextHandler(addresses, accessLog, meters, tls != null,
+                onStream));
         p.addLast(ClientPipeline.ROUTE, new RouteHandler(router));
         ChannelHandler limiter = rateLimiter.get();
         if (limiter != null) {

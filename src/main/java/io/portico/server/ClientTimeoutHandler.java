@@ -126,6 +126,15 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
         }
     }
 
+    /**
+     * For the metrics, read from another thread (a stale phase at worst; enum references are read whole):
+     * 0 waiting (idle), 1 reading a head, 2 writing (body or response).
+     */
+    int stateForMetrics() {
+        Phase p = phase;
+        return p == Phase.IDLE ? 0 : p == Phase.HEAD ? 1 : 2;
+    }
+
     /** The response is complete and the connection stays open: wait for the next request. */
     void responseComplete() {
         phase = Phase.IDLE;

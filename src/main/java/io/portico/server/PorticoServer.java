@@ -12,6 +12,7 @@ import io.portico.config.ListenAddress;
 import io.portico.config.ListenerConfig;
 import io.portico.config.PorticoConfig;
 import io.portico.metrics.AccessLog;
+import io.portico.metrics.PorticoMetrics;
 import io.portico.route.HostRouter;
 import io.portico.tls.ServerTls;
 import io.portico.tls.TlsUnavailableException;
@@ -40,6 +41,7 @@ public final class PorticoServer implements AutoCloseable {
     private final ServerState state = new ServerState();
     private final List<Channel> listeners = new ArrayList<>();
     private final AccessLog accessLog;
+    private final PorticoMetrics metrics = new PorticoMetrics();
     private final Targets targets;
     private boolean stopped;
 
@@ -50,9 +52,10 @@ public final class PorticoServer implements AutoCloseable {
                 config.workers(), new DefaultThreadFactory("portico-loop"), transport.ioHandlerFactory());
         this.accessLog = AccessLog.create(config.accessLog());
         try {
-            this.targets = Targets.start(config, group, state::openConnections);
+            this.targets = Targets.start(config, group, metrics, state);
         } catch (IllegalStateException e) { // a module that cannot start: a shared rate-limit store out of reach
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            metrics.close();
             accessLog.close();
             throw e;
         }
@@ -109,7 +112,7 @@ public final class PorticoServer implements AutoCloseable {
                 // no TCP_NODELAY child option: every transport's accepted channels have it on by default (tested)
                 .childHandler(new ClientChannelInitializer(
                         config.limits(), state, limiter, addresses, accessLog, router, targets::newRateLimitHandler,
-                        null, null));
+                        targets::meters, metrics, null, null));
         // With SO_REUSEPORT every event loop gets its own listener and the kernel spreads connections.
         boolean reusePort = transport.reusePort() != null;
         int perAddress = reusePort ? config.workers() : 1;
@@ -128,7 +131,7 @@ public final class PorticoServer implements AutoCloseable {
                 }
                 b = plain.clone().childHandler(new ClientChannelInitializer(
                         config.limits(), state, limiter, addresses, accessLog, router, targets::newRateLimitHandler,
-                        tls, listener.http2() ? config.http2() : null));
+                        targets::meters, metrics, tls, listener.http2() ? config.http2() : null));
             }
             InetSocketAddress target = address.toSocketAddress();
             if (reusePort && target.getPort() != 0) {
@@ -200,6 +203,12 @@ public final class PorticoServer implements AutoCloseable {
         }
         stopped = true;
         state.startDraining();
+        if (!config.drainDelay().isZero()) {
+            // Health checks now fail while everything else is still served: a balancer stops sending first.
+            log.info("draining: health locations answer 503; listeners close in {} ms (drain-delay)",
+                    config.drainDelay().toMillis());
+            sleep(config.drainDelay());
+        }
         for (Channel l : listeners) {
             l.close().awaitUninterruptibly();
         }
@@ -217,6 +226,7 @@ public final class PorticoServer implements AutoCloseable {
         }
         state.clients().close().awaitUninterruptibly();
         targets.close();
+        metrics.close();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
         accessLog.close();
     }

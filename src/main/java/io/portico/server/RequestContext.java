@@ -25,18 +25,19 @@ final class RequestContext implements ClientExchange {
     private final String rawPath;
     /** {@link RequestPath#normalize}d; null when the path is refused (RouteHandler answers 400). */
     private final String path;
-    /** When the request began, for the access log only: not read (two clock reads a request) when it is off. */
+    /** When the request began (the duration histogram); the wall clock only for the access log. */
     private final long startNanos;
     private final long startMillis;
     private final RequestLog log = new RequestLog();
     private Route route;
     int status;
     long bytes;
+    long bodyBytesRead;
     boolean responseStarted;
 
     RequestContext(Channel channel, HttpRequest request, InetSocketAddress peer, String peerIp,
             InetSocketAddress client, boolean trustedPeer, boolean secure, boolean http2, boolean timed) {
-        this.startNanos = timed ? System.nanoTime() : 0;
+        this.startNanos = System.nanoTime();
         this.startMillis = timed ? System.currentTimeMillis() : 0;
         this.channel = channel;
         this.request = request;

@@ -12,7 +12,11 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.stream.ChunkedInput;
+import io.portico.config.LocationConfig;
 import io.portico.metrics.AccessLog;
+import io.portico.metrics.LocationMeters;
+import io.portico.route.Route;
+import java.util.function.Function;
 import io.portico.route.ClientExchange;
 import io.portico.route.PerSecond;
 import java.net.InetSocketAddress;
@@ -37,6 +41,7 @@ final class RequestContextHandler extends ChannelDuplexHandler {
 
     private final ClientAddresses addresses;
     private final AccessLog accessLog;
+    private final Function<LocationConfig, LocationMeters> meters;
     private final boolean secure;
     private final boolean http2;
     // The connection's peer, its text and whether it is a trusted proxy: worked out on the first request rather
@@ -49,9 +54,11 @@ final class RequestContextHandler extends ChannelDuplexHandler {
     private String tlsNote;
 
     /** @param http2 the handler is on an HTTP/2 stream's channel, whose requests Netty's codec made HTTP/1.1 */
-    RequestContextHandler(ClientAddresses addresses, AccessLog accessLog, boolean secure, boolean http2) {
+    RequestContextHandler(ClientAddresses addresses, AccessLog accessLog,
+            Function<LocationConfig, LocationMeters> meters, boolean secure, boolean http2) {
         this.addresses = addresses;
         this.accessLog = accessLog;
+        this.meters = meters;
         this.secure = secure;
         this.http2 = http2;
     }
@@ -72,6 +79,12 @@ final class RequestContextHandler extends ChannelDuplexHandler {
                     accessLog.enabled());
             ctx.channel().attr(ClientExchange.KEY).set(current);
         }
+        if (msg instanceof HttpContent content && current != null) {
+            int n = content.content().readableBytes();
+            if (n > 0) {
+                current.bodyBytesRead += n;
+            }
+        }
         ctx.fireChannelRead(msg);
     }
 
@@ -91,6 +104,7 @@ final class RequestContextHandler extends ChannelDuplexHandler {
                 rc.bytes += input.length();
             }
             if (HttpMessages.endsResponse(msg)) {
+                count(rc);
                 current = null;
                 ctx.channel().attr(ClientExchange.KEY).set(null);
                 if (accessLog.enabled()) {
@@ -112,8 +126,24 @@ final class RequestContextHandler extends ChannelDuplexHandler {
             }
             accessLog.log(line(rc, false, tlsNote));
         }
+        if (rc != null) {
+            if (!rc.responseStarted) {
+                rc.status = 499;
+            }
+            count(rc);
+        }
         current = null;
         ctx.fireChannelInactive();
+    }
+
+    /** The request's counters: once, when its response ends or its client leaves. */
+    private void count(RequestContext rc) {
+        Route route = rc.route();
+        LocationMeters m = meters.apply(route == null ? null : route.location());
+        if (rc.bodyBytesRead > 0) {
+            m.received(rc.bodyBytesRead);
+        }
+        m.answered(rc.request().method(), rc.status, System.nanoTime() - rc.startNanos(), rc.bytes);
     }
 
     /** The TLS version and cipher suite of the connection (an HTTP/2 stream's is its parent's), nginx's names. */

@@ -6,8 +6,12 @@ import io.portico.config.LocationConfig;
 import io.portico.config.PorticoConfig;
 import io.portico.config.RateLimitZoneConfig;
 import io.portico.config.TargetConfig;
+import io.portico.metrics.HealthResponder;
+import io.portico.metrics.LocationMeters;
 import io.portico.metrics.MetricSources;
 import io.portico.metrics.MetricsResponder;
+import io.portico.metrics.PorticoMetrics;
+import io.portico.metrics.StatusResponder;
 import io.portico.proxy.Proxies;
 import io.portico.ratelimit.AccessRules;
 import io.portico.ratelimit.RateLimits;
@@ -16,11 +20,11 @@ import io.portico.route.ReturnResponder;
 import io.portico.staticfile.StaticFiles;
 import io.portico.upstream.UpstreamPool;
 import io.portico.upstream.UpstreamServer;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.IntSupplier;
 import java.util.stream.Collectors;
 
 /**
@@ -32,18 +36,24 @@ final class Targets implements AutoCloseable {
     private final Proxies proxies;
     private final RateLimits rateLimits;
     private final boolean anyLimits;
-    private final MetricSources metrics;
+    private final PorticoMetrics metrics;
+    private final ServerState state;
+    /** Each location's request meters, by identity: filled while the router is built, read by every request. */
+    private final Map<LocationConfig, LocationMeters> locationMeters = new IdentityHashMap<>();
+    private final LocationMeters unrouted;
 
     private Targets(StaticFiles staticFiles, Proxies proxies, RateLimits rateLimits, boolean anyLimits,
-            MetricSources metrics) {
+            PorticoMetrics metrics, ServerState state) {
         this.staticFiles = staticFiles;
         this.proxies = proxies;
         this.rateLimits = rateLimits;
         this.anyLimits = anyLimits;
         this.metrics = metrics;
+        this.state = state;
+        this.unrouted = metrics.location("");
     }
 
-    static Targets start(PorticoConfig config, EventLoopGroup group, IntSupplier openConnections) {
+    static Targets start(PorticoConfig config, EventLoopGroup group, PorticoMetrics metrics, ServerState state) {
         boolean anyLimits = config.allLocations().stream()
                 .anyMatch(l -> !l.rateLimits().isEmpty() || !l.limitConn().isEmpty());
         RateLimits rateLimits = RateLimits.create(config); // first: it may fail (a shared store out of reach)
@@ -60,14 +70,22 @@ final class Targets implements AutoCloseable {
         }
         Set<String> dryRun = config.rateLimits().values().stream()
                 .filter(RateLimitZoneConfig::dryRun).map(RateLimitZoneConfig::name).collect(Collectors.toSet());
-        MetricSources metrics = new MetricSources(rateLimits.rateLimitCounters(), dryRun,
-                rateLimits.limitConnCounters(), upstreams, openConnections);
-        return new Targets(StaticFiles.create(config.staticFiles()), proxies, rateLimits, anyLimits, metrics);
+        StaticFiles staticFiles = StaticFiles.create(config.staticFiles());
+        metrics.bind(new MetricSources(rateLimits.rateLimitCounters(), dryRun, rateLimits.limitConnCounters(),
+                upstreams, new ConnectionStates(state), staticFiles::cacheFigures), proxies.pools().values());
+        return new Targets(staticFiles, proxies, rateLimits, anyLimits, metrics, state);
     }
 
-    /** The location's responder, behind its allow / deny lists when it has any. */
+    /** The location's responder, behind its allow / deny lists when it has any; its meters are bound here. */
     Responder responder(LocationConfig location) {
+        locationMeters.put(location, metrics.location(location.match().toString()));
         return AccessRules.guard(location, target(location));
+    }
+
+    /** The meters of a request's location; those labelled "" for a request no location took (404, 400). */
+    LocationMeters meters(LocationConfig location) {
+        LocationMeters m = location == null ? null : locationMeters.get(location);
+        return m == null ? unrouted : m;
     }
 
     private Responder target(LocationConfig location) {
@@ -80,6 +98,12 @@ final class Targets implements AutoCloseable {
         }
         if (t instanceof TargetConfig.Metrics) {
             return new MetricsResponder(metrics);
+        }
+        if (t instanceof TargetConfig.Status) {
+            return new StatusResponder(metrics, state::draining);
+        }
+        if (t instanceof TargetConfig.Health) {
+            return new HealthResponder(state::draining);
         }
         return new ReturnResponder((TargetConfig.Return) t);
     }

@@ -20,6 +20,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * nginx's open_file_cache: metadata of every looked-up path (negative entries too) for {@code revalidate}, and the
@@ -55,6 +56,10 @@ final class FileCache {
     private final long maxFileSize;
     private final FollowSymlinks followSymlinks;
     private final MediaTypes mediaTypes;
+    // For the metrics: a request that takes a small file's bytes from memory, or has to read them first.
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+    private final LongAdder hitBytes = new LongAdder();
 
     FileCache(StaticConfig config, MediaTypes mediaTypes, Executor executor, Ticker ticker) {
         this.mediaTypes = mediaTypes;
@@ -97,6 +102,11 @@ final class FileCache {
                 .build();
     }
 
+    CacheFigures figures() {
+        long cachedBytes = content.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
+        return new CacheFigures(hits.sum(), misses.sum(), hitBytes.sum(), cachedBytes);
+    }
+
     Executor executor() {
         return executor;
     }
@@ -122,8 +132,11 @@ final class FileCache {
         ContentKey key = new ContentKey(file.real(), file.mtimeMillis(), file.size());
         ByteBuf cached = content.getIfPresent(key);
         if (cached != null) {
+            hits.increment();
+            hitBytes.add(key.size());
             return CompletableFuture.completedFuture(cached);
         }
+        misses.increment();
         return CompletableFuture.supplyAsync(() -> read(file), executor).thenApply(bytes -> {
             content.put(key, bytes);
             return bytes;

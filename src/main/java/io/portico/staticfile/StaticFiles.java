@@ -52,6 +52,11 @@ public final class StaticFiles implements AutoCloseable {
         return new StaticResponder(location, target, cache, mediaTypes, caching, namedUpstreams);
     }
 
+    /** The in-memory file cache's counters, for the metrics. */
+    public CacheFigures cacheFigures() {
+        return cache.figures();
+    }
+
     @Override
     public void close() {
         if (owned != null) {

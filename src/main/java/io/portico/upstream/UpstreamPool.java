@@ -25,6 +25,8 @@ public final class UpstreamPool implements AutoCloseable {
     private final List<ActiveHealthCheck> checks = new ArrayList<>();
 
     private final ErrorLog errorLog;
+    /** Failures no server had (no live upstreams); set once when metrics are bound. */
+    private volatile ServerMeters poolMeters = ServerMeters.NONE;
 
     public UpstreamPool(UpstreamConfig config, LongSupplier nanoClock) {
         this.config = config;
@@ -51,6 +53,15 @@ public final class UpstreamPool implements AutoCloseable {
     /** Where failures of the pool as a whole ("no live upstreams") are logged, rate limited. */
     public ErrorLog errorLog() {
         return errorLog;
+    }
+
+    /** What the failures of the pool as a whole (no server chosen) are counted in. */
+    public ServerMeters poolMeters() {
+        return poolMeters;
+    }
+
+    public void poolMeters(ServerMeters meters) {
+        this.poolMeters = meters;
     }
 
     public UpstreamConfig config() {

@@ -26,6 +26,8 @@ public final class UpstreamServer {
     /** Failures of requests, and changes of health: two logs, so a flood of the first never hides the second. */
     private final ErrorLog failureLog;
     private final ErrorLog healthLog;
+    /** Set once when metrics are bound, before traffic; a reload binds the same labels again. */
+    private volatile ServerMeters meters = ServerMeters.NONE;
 
     // Passive health: written under this lock. Every proxied request reads it (available, succeeded) from every
     // event loop, so the common case (no failures) is a volatile read that takes no lock.
@@ -50,6 +52,15 @@ public final class UpstreamServer {
         String subject = "upstream " + pool + " server " + name;
         this.failureLog = new ErrorLog(subject, nanoClock);
         this.healthLog = new ErrorLog(subject, nanoClock);
+    }
+
+    /** What this server's tries are counted in. */
+    public ServerMeters meters() {
+        return meters;
+    }
+
+    public void meters(ServerMeters meters) {
+        this.meters = meters;
     }
 
     /** Where a request's failure on this server is logged (rate limited). */

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /** A WebSocket upgrade removes the client's HTTP handlers by these names: the server must build with the same. */
 class ClientPipelineNamesTest {
+    private static final io.portico.metrics.PorticoMetrics METRICS = new io.portico.metrics.PorticoMetrics();
 
     @Test
     void theServerBuildsTheClientPipelineWithTheNamesRespondersUse() throws Exception {
@@ -42,8 +43,7 @@ class ClientPipelineNamesTest {
         ClientChannelInitializer init = new ClientChannelInitializer(config.limits(), new ServerState(),
                 new ConnectionLimiter(config.limits().maxConnections()), new ClientAddresses(config.trustedProxies()),
                 AccessLog.create(config.accessLog()), HostRouter.of(Router.build(config.locations(), l -> null)),
-                rateLimiter,
-                null, null);
+                rateLimiter, l -> METRICS.location(""), METRICS, null, null);
         EmbeddedChannel channel = new EmbeddedChannel(init);
         try {
             return channel.pipeline().names().stream().filter(n -> !n.contains("TailContext")).toList();

@@ -61,6 +61,7 @@ public class PipelineBenchmark {
     private Path dir;
     private MultiThreadIoEventLoopGroup unused;
     private Targets targets;
+    private io.portico.metrics.PorticoMetrics metrics;
     private EmbeddedChannel channel;
     private ByteBuf request;
 
@@ -87,11 +88,13 @@ public class PipelineBenchmark {
                 """.formatted(accessLog.equals("off") ? "off" : "\"" + accessLog + "\"", dir, dir, dir),
                 "pipeline-bench.conf", dir);
         unused = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        targets = Targets.start(config, unused, () -> 1);
+        metrics = new io.portico.metrics.PorticoMetrics();
+        targets = Targets.start(config, unused, metrics, new ServerState());
         Router router = Router.build(config.locations(), targets::responder);
         ClientChannelInitializer initializer = new ClientChannelInitializer(config.limits(), new ServerState(),
                 new ConnectionLimiter(config.limits().maxConnections()), new ClientAddresses(config.trustedProxies()),
-                AccessLog.create(config.accessLog()), HostRouter.of(router), targets::newRateLimitHandler, null, null);
+                AccessLog.create(config.accessLog()), HostRouter.of(router), targets::newRateLimitHandler,
+                targets::meters, metrics, null, null);
         channel = new LoopbackEmbeddedChannel();
         channel.pipeline().addLast(initializer);
         String path = switch (target) {
@@ -138,6 +141,7 @@ public class PipelineBenchmark {
     public void tearDown() throws Exception {
         channel.finishAndReleaseAll();
         targets.close();
+        metrics.close();
         unused.shutdownGracefully(0, 0, TimeUnit.SECONDS);
         Files.delete(dir.resolve("1k.txt"));
         Files.delete(dir);

@@ -138,6 +138,8 @@ class RealPipelineProxyTest {
         open.add(() -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly());
         Proxies proxies = Proxies.start(config, group);
         open.add(proxies);
+        io.portico.metrics.PorticoMetrics metrics = new io.portico.metrics.PorticoMetrics();
+        open.add(metrics);
         Router router = Router.build(config.locations(), location -> location.target() instanceof TargetConfig.Proxy p
                 ? proxies.responder(location, p)
                 : (client, request) -> {
@@ -146,7 +148,8 @@ class RealPipelineProxyTest {
                 });
         ClientChannelInitializer init = new ClientChannelInitializer(config.limits(), new ServerState(),
                 new ConnectionLimiter(config.limits().maxConnections()), new ClientAddresses(config.trustedProxies()),
-                AccessLog.create(config.accessLog()), HostRouter.of(router), () -> null, null, null);
+                AccessLog.create(config.accessLog()), HostRouter.of(router), () -> null,
+                l -> metrics.location(""), metrics, null, null);
         Channel server = new ServerBootstrap().group(group).channel(transport.serverChannel()).childHandler(init)
                 .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
         open.add(() -> server.close().syncUninterruptibly());

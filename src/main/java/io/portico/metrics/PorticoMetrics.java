@@ -1,0 +1,249 @@
+package io.portico.metrics;
+
+import io.portico.tls.TlsFailureHandler;
+import io.portico.upstream.UpstreamPool;
+import io.portico.upstream.UpstreamServer;
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.core.metrics.Info;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.instrumentation.jvm.JvmBufferPoolMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmClassLoadingMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmCompilationMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmGarbageCollectorMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmMemoryMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmRuntimeInfoMetric;
+import io.prometheus.metrics.instrumentation.jvm.JvmThreadsMetrics;
+import io.prometheus.metrics.instrumentation.jvm.ProcessMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A server's metrics (Prometheus client_java): one registry per {@code PorticoServer}, never a static one, so two
+ * servers in one JVM (tests) and a reload keep their own counts. The families the request path feeds are created
+ * here once; {@link #location} and {@link #bind} hand out meters whose label children are resolved then, so a
+ * request pays increments. Gauges and the counters other modules keep anyway are read by callbacks from the
+ * {@link MetricSources} bound last, at scrape time.
+ *
+ * <p>Scrapes and status pages are rendered on one thread of their own ({@link #executor}): the JVM and process
+ * collectors read MXBeans and /proc, which is no work for an event loop.
+ */
+public final class PorticoMetrics implements AutoCloseable {
+    /** Request duration buckets, seconds: Prometheus' defaults with the sub-5 ms ones a front tier needs. */
+    private static final double[] REQUEST_BUCKETS =
+            {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
+    private static final double[] CONNECT_BUCKETS =
+            {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
+
+    /** The families fed from the request path (package-private: meters bind their children from them). */
+    static final class Families {
+        final Counter requests;
+        final Histogram requestDuration;
+        final Counter received;
+        final Counter sent;
+        final Counter upstreamRequests;
+        final Counter upstreamFailures;
+        final Counter upstreamRetries;
+        final Histogram upstreamConnect;
+        final Histogram upstreamResponse;
+        final Counter accepted;
+
+        Families(PrometheusRegistry r) {
+            requests = Counter.builder().name("portico_http_requests")
+                    .help("Requests answered, by location, method (GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS or "
+                            + "OTHER) and status code; 499 when the client left first.")
+                    .labelNames("location", "method", "code").withoutExemplars().register(r);
+            requestDuration = Histogram.builder().name("portico_http_request_duration_seconds")
+                    .help("From the request head to the end of its response, by location.")
+                    .labelNames("location").classicOnly().classicUpperBounds(REQUEST_BUCKETS).withoutExemplars()
+                    .register(r);
+            received = Counter.builder().name("portico_http_received_bytes")
+                    .help("Request body bytes read from clients, by location.")
+                    .labelNames("location").withoutExemplars().register(r);
+            sent = Counter.builder().name("portico_http_sent_bytes")
+                    .help("Response body bytes written to clients, by location.")
+                    .labelNames("location").withoutExemplars().register(r);
+            upstreamRequests = Counter.builder().name("portico_upstream_requests")
+                    .help("Tries of a request on an upstream server (each retry is another try).")
+                    .labelNames("upstream", "server").withoutExemplars().register(r);
+            upstreamFailures = Counter.builder().name("portico_upstream_failures")
+                    .help("Tries that failed before a complete response, by cause: connect_error, connect_timeout, "
+                            + "closed, read_timeout, send_timeout, malformed, queue_full; no_live_upstream (server "
+                            + "\"\") when no server could be chosen.")
+                    .labelNames("upstream", "server", "cause").withoutExemplars().register(r);
+            upstreamRetries = Counter.builder().name("portico_upstream_retries")
+                    .help("Failures of a server after which the request was tried again, by cause.")
+                    .labelNames("upstream", "server", "cause").withoutExemplars().register(r);
+            upstreamConnect = Histogram.builder().name("portico_upstream_connect_duration_seconds")
+                    .help("Time to establish a new upstream connection (pooled ones are not counted).")
+                    .labelNames("upstream", "server").classicOnly().classicUpperBounds(CONNECT_BUCKETS)
+                    .withoutExemplars().register(r);
+            upstreamResponse = Histogram.builder().name("portico_upstream_response_duration_seconds")
+                    .help("From the start of a try to the end of its response or its failure (nginx's "
+                            + "upstream_response_time).")
+                    .labelNames("upstream", "server").classicOnly().classicUpperBounds(REQUEST_BUCKETS)
+                    .withoutExemplars().register(r);
+            accepted = Counter.builder().name("portico_connections_accepted")
+                    .help("Client connections accepted.").withoutExemplars().register(r);
+        }
+    }
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final Families families = new Families(registry);
+    private final CounterDataPoint accepted = families.accepted.labelValues();
+    private final LongAdder requestsTotal = new LongAdder();
+    private final ConcurrentHashMap<String, LocationMeters> locations = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, UpstreamServerMeters> servers = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "portico-metrics");
+        t.setDaemon(true);
+        return t;
+    });
+    private final RequestRate rate = new RequestRate(requestsTotal::sum, System::nanoTime);
+    private final long startMillis = System.currentTimeMillis();
+    private final TlsFailureHandler tls = new TlsFailureHandler();
+    private volatile MetricSources sources = MetricSources.empty();
+
+    public PorticoMetrics() {
+        SourceFamilies.register(registry, () -> sources, tls);
+        // nginx's handled: accepted connections not dropped for a lack of resources. Portico stops accepting at
+        // max-connections instead of dropping, so it is always the accepted figure (dashboards built on
+        // stub_status expect both).
+        io.prometheus.metrics.core.metrics.CounterWithCallback.builder().name("portico_connections_handled")
+                .help("Client connections handled: every accepted one (at max-connections Portico stops accepting).")
+                .callback(cb -> cb.call(accepted.get())).register(registry);
+        // JvmMetrics.builder() would do these and two more, but it keeps every registry it served in a static set
+        // (a server's registry would outlive it, with what its callbacks reach), and its allocation metrics add
+        // GC listeners that are never removed: one per server started.
+        JvmMemoryMetrics.builder().register(registry);
+        JvmBufferPoolMetrics.builder().register(registry);
+        JvmGarbageCollectorMetrics.builder().register(registry);
+        JvmThreadsMetrics.builder().register(registry);
+        JvmClassLoadingMetrics.builder().register(registry);
+        JvmCompilationMetrics.builder().register(registry);
+        JvmRuntimeInfoMetric.builder().register(registry);
+        ProcessMetrics.builder().register(registry);
+        Info.Builder build = Info.builder().name("portico_build_info")
+                .help("Portico's version and the JVM it runs on; the value is always 1.")
+                .labelNames("version", "netty", "java");
+        Properties p = versions();
+        build.register(registry).setLabelValues(p.getProperty("version", "unknown"),
+                p.getProperty("netty", "unknown"), System.getProperty("java.version"));
+        executor.scheduleAtFixedRate(rate::sample, 1, 1, TimeUnit.SECONDS);
+    }
+
+    private static Properties versions() {
+        Properties p = new Properties();
+        try (InputStream in = PorticoMetrics.class.getResourceAsStream("/io/portico/version.properties")) {
+            if (in != null) {
+                p.load(in);
+            }
+        } catch (IOException e) {
+            // portico_build_info says "unknown"
+        }
+        return p;
+    }
+
+    /**
+     * Binds a configuration: its modules' counters become what the callbacks read, and its upstream servers get
+     * their meters (the same children as before for a server a reload kept, so counts carry on).
+     */
+    public void bind(MetricSources sources, Iterable<UpstreamPool> pools) {
+        for (UpstreamPool pool : pools) {
+            pool.poolMeters(servers.computeIfAbsent(pool.name() + "\n",
+                    k -> UpstreamServerMeters.pool(pool.name(), families)));
+            for (UpstreamServer s : pool.servers()) {
+                s.meters(servers.computeIfAbsent(pool.name() + "\n" + s.name(),
+                        k -> UpstreamServerMeters.server(pool.name(), s.name(), families)));
+            }
+        }
+        this.sources = sources;
+    }
+
+    /** The meters of the location labelled {@code label} (its match: {@code = /x}, {@code ~ re}, {@code /prefix}). */
+    public LocationMeters location(String label) {
+        return locations.computeIfAbsent(label, l -> new LocationMeters(l, families.requests,
+                families.requestDuration.labelValues(l), families.received.labelValues(l),
+                families.sent.labelValues(l), requestsTotal));
+    }
+
+    /** A client connection was accepted. */
+    public void connectionAccepted() {
+        accepted.inc();
+    }
+
+    /** The handler of every TLS listener of this server: it closes failed handshakes and counts them. */
+    public TlsFailureHandler tlsHandler() {
+        return tls;
+    }
+
+    /** Everything, in the Prometheus text format 0.0.4. Call it on {@link #executor}. */
+    byte[] scrape() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(16384);
+        try {
+            PrometheusTextFormatWriter.create().write(out, registry.scrape());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a ByteArrayOutputStream does not throw
+        }
+        return out.toByteArray();
+    }
+
+    static String contentType() {
+        return PrometheusTextFormatWriter.CONTENT_TYPE;
+    }
+
+    /** Where scrapes and status pages are rendered: off the event loops. */
+    ScheduledExecutorService executor() {
+        return executor;
+    }
+
+    MetricSources sources() {
+        return sources;
+    }
+
+    RequestRate rate() {
+        return rate;
+    }
+
+    long requestsTotal() {
+        return requestsTotal.sum();
+    }
+
+    long startMillis() {
+        return startMillis;
+    }
+
+    long failures(String upstream, UpstreamServer server) {
+        UpstreamServerMeters m = servers.get(upstream + "\n" + server.name());
+        return m == null ? 0 : m.failures();
+    }
+
+    long acceptedTotal() {
+        return (long) families.accepted.labelValues().get();
+    }
+
+    long tlsHandshakes() {
+        return tls.handshakes();
+    }
+
+    long tlsFailures() {
+        return tls.failures();
+    }
+
+    /** Stops the metrics thread and lets go of the last configuration's modules (their caches, zones, pools). */
+    @Override
+    public void close() {
+        executor.shutdownNow();
+        sources = MetricSources.empty();
+    }
+}
