@@ -110,7 +110,7 @@ final class LocationTranslator {
         String name = upstreams.use(host, timeouts(loc.scope()), d);
         report.mapped(d);
         keys.add("proxy = " + Hocon.quote(uri == null ? name : "http://" + name + uri) + "  # " + d.origin());
-        proxyOptions(loc.scope(), keys);
+        proxyOptions(loc.scope(), keys, "upstream");
         return true;
     }
 
@@ -120,7 +120,8 @@ final class LocationTranslator {
         report.unmapped(d, "uwsgi upstreams are not supported yet (issue 26): the output proxies over HTTP to "
                 + target + "; start uWSGI there with --http-socket " + target + " (not --socket)");
         keys.add("proxy = " + Hocon.quote(name) + "  # " + d.origin() + " (HTTP until issue 26: uWSGI --http-socket)");
-        proxyOptions(loc.scope(), keys);
+        // uwsgi_params hands the app the client's Host (HTTP_HOST), as Portico's host = client does.
+        proxyOptions(loc.scope(), keys, "client");
         return true;
     }
 
@@ -143,7 +144,7 @@ final class LocationTranslator {
         return v.get();
     }
 
-    private void proxyOptions(Scope s, List<String> keys) {
+    private void proxyOptions(Scope s, List<String> keys, String defaultHost) {
         List<String> forwarded = new ArrayList<>();
         Map<String, String> request = new LinkedHashMap<>();
         String host = null;
@@ -186,8 +187,9 @@ final class LocationTranslator {
                 }
             }
         }
-        keys.add("host = " + Hocon.quote(host == null ? "upstream" : host)
-                + (host == null ? "  # nginx sends $proxy_host unless proxy_set_header Host is set" : ""));
+        keys.add("host = " + Hocon.quote(host == null ? defaultHost : host)
+                + (host == null && defaultHost.equals("upstream")
+                        ? "  # nginx sends $proxy_host unless proxy_set_header Host is set" : ""));
         keys.add("forwarded-headers = " + Hocon.strings(forwarded)
                 + (forwarded.isEmpty() ? "  # nginx sets none unless told" : ""));
         if (!request.isEmpty()) {

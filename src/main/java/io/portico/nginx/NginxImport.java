@@ -133,6 +133,13 @@ public final class NginxImport {
                 report.unmapped(loc.source(), "^~: Portico tries regex locations before every prefix, so a regex"
                         + " of this server may answer a request nginx would give to " + loc.value());
             }
+            Optional<FlatLocation> same = sameFileAs(loc, server.locations());
+            if (same.isPresent()) {
+                report.note(loc.source(), "not needed: the location " + same.get().value() + " ("
+                        + same.get().source().source() + ") serves the same file with the same settings");
+                markAll(loc.source());
+                continue;
+            }
             Optional<List<String>> keys = translator.translate(loc, server.named());
             if (keys.isEmpty()) {
                 continue;
@@ -143,6 +150,42 @@ public final class NginxImport {
             h.open("{");
             keys.get().forEach(h::line);
             h.close("}");
+        }
+    }
+
+    /**
+     * An exact location whose alias names a file (Portico's alias is a directory) needs nothing of its own when a
+     * prefix location maps that URI to the same file and neither sets anything else that matters (nginx configs
+     * do this to turn sendfile off for one file).
+     */
+    private static Optional<FlatLocation> sameFileAs(FlatLocation loc, List<FlatLocation> all) {
+        if (loc.kind() != FlatLocation.Kind.EXACT || loc.scope().here("alias").isEmpty() || !onlyAlias(loc)) {
+            return Optional.empty();
+        }
+        String file = loc.scope().here("alias").get().arg(0);
+        for (FlatLocation p : all) {
+            Optional<Directive> alias = p.scope().here("alias");
+            if (p.kind() == FlatLocation.Kind.PREFIX && alias.isPresent() && loc.value().startsWith(p.value())
+                    && onlyAlias(p) && p.depth() == loc.depth()
+                    && (alias.get().arg(0) + loc.value().substring(p.value().length())).equals(file)) {
+                return Optional.of(p);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static boolean onlyAlias(FlatLocation l) {
+        return l.source().block().stream().allMatch(d -> d.name().equals("alias") || DirectiveTable.entry(d.name())
+                .map(e -> e.kind() == DirectiveTable.Kind.NOT_NEEDED).orElse(false));
+    }
+
+    private void markAll(Directive d) {
+        if (d.isBlock()) {
+            report.mapped(d);
+            d.block().forEach(this::markAll);
+        } else if (!report.isHandled(d)) {
+            DirectiveTable.entry(d.name()).filter(e -> e.kind() == DirectiveTable.Kind.NOT_NEEDED)
+                    .ifPresentOrElse(e -> report.note(d, "not needed: " + e.becomes()), () -> report.mapped(d));
         }
     }
 
