@@ -167,7 +167,6 @@ final class DirectiveTable {
         notMapped("proxy_no_cache", "caching is not supported yet (issue 27)");
         notMapped("http2", "HTTP/2 is not supported yet (issue 24)");
         notMapped("http2_push", "HTTP/2 is not supported yet (issue 24)");
-        notMapped("set_real_ip_from (proxy_protocol)", "the PROXY protocol is not supported yet (issue 29)");
         notMapped("ssl_ciphers", "Portico takes IANA suite names, not OpenSSL's cipher strings; it offers"
                 + " Mozilla's intermediate set");
         notMapped("ssl_stapling", "OCSP stapling is not supported yet");
@@ -203,10 +202,10 @@ final class DirectiveTable {
         notMapped("satisfy", "Portico has no authentication");
         notMapped("absolute_redirect", "Portico's redirects are as written");
         notMapped("port_in_redirect", "Portico's redirects are as written");
-        notMapped("etag", "Portico always sends ETags");
-        notMapped("if_modified_since", "Portico answers conditional requests");
-        notMapped("max_ranges", "Portico answers ranges");
-        notMapped("real_ip_header (other)", "Portico reads X-Forwarded-For only");
+        notNeeded("etag", "Portico always sends ETags (an `etag off` is not honoured)");
+        notNeeded("if_modified_since", "Portico answers conditional requests");
+        notNeeded("max_ranges", "Portico answers ranges");
+        notMapped("real_ip_header (not X-Forwarded-For)", "Portico reads X-Forwarded-For only");
         notMapped("split_clients", "Portico has no variables of its own");
     }
 
