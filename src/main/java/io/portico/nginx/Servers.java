@@ -101,6 +101,11 @@ final class Servers {
         } else {
             address = a.equals("*") ? "0.0.0.0:80" : a + ":80";
         }
+        String host = address.substring(0, address.lastIndexOf(':'));
+        if (!host.equals("localhost") && !host.matches("[0-9.]+|\\[[0-9A-Fa-f:.]*]")) {
+            report.unmapped(d, "Portico listens on literal addresses only (no name lookups at start): " + host);
+            return Optional.empty();
+        }
         boolean ssl = false;
         boolean def = false;
         boolean clean = true;

@@ -361,6 +361,16 @@ class NginxImportTest {
     }
 
     @Test
+    void listenFormsBecomePorticoAddresses() throws Exception {
+        NginxImport.Result r = translate(dir, "http {\n  server {\n    listen 8080;\n    listen [::]:8080;\n"
+                + "    listen 127.0.0.1;\n    listen localhost:9090 reuseport backlog=1024;\n"
+                + "    listen www.example.com:80;\n    listen unix:/run/nginx.sock;\n    root " + www + ";\n  }\n}\n");
+        assertThat(unmapped(r)).containsExactly("nginx.conf:7 listen", "nginx.conf:8 listen");
+        assertThat(load(r, dir).listen()).extracting(Object::toString)
+                .containsExactly("*:8080", "127.0.0.1:80", "127.0.0.1:9090");
+    }
+
+    @Test
     void whatPorticoLacksIsReportedWithTheIssueThatBringsIt() throws Exception {
         NginxImport.Result r = translate(dir, "http {\n  gzip on;\n  gzip_types text/css;\n"
                 + "  proxy_cache_path /tmp/c keys_zone=c:10m;\n"
