@@ -26,6 +26,9 @@ final class AccessRules {
                 denyAll = !isAllow;
                 break;
             }
+            if (!what.matches("[0-9A-Fa-f:.]+(/\\d{1,3})?")) {
+                return new Lists(null, null, "Portico's rules are addresses and CIDRs; " + what + " is neither");
+            }
             if (what.startsWith("unix:")) {
                 return new Lists(null, null, "Portico has no rule for unix-socket clients");
             }

@@ -59,6 +59,10 @@ final class LocationTranslator {
     private boolean ret(Directive d, List<String> keys) {
         report.mapped(d);
         String first = d.arg(0);
+        if (first.isEmpty() || (first.matches("\\d+") && !first.matches("[1-5]\\d\\d"))) {
+            report.unmapped(d, "not a status nginx returns");
+            return false;
+        }
         int status;
         String rest;
         if (first.matches("\\d{3}")) {
@@ -102,6 +106,11 @@ final class LocationTranslator {
         int slash = hostAndUri.indexOf('/');
         String host = slash < 0 ? hostAndUri : hostAndUri.substring(0, slash);
         String uri = slash < 0 ? null : hostAndUri.substring(slash);
+        if (host.isEmpty() || host.startsWith("unix:")) {
+            report.unmapped(d, "proxy_pass names no host Portico can reach (write a unix socket as an upstream"
+                    + " server); the location " + loc.value() + " is left out");
+            return false;
+        }
         if (uri != null && loc.kind() != FlatLocation.Kind.PREFIX) {
             report.unmapped(d, "a URI in proxy_pass replaces a prefix; this location is not one (nginx refuses it"
                     + " in a regex location); the location " + loc.value() + " is left out");
@@ -291,7 +300,8 @@ final class LocationTranslator {
                 Scope n = named.get(t.substring(1));
                 Optional<Directive> pp = n == null ? Optional.empty() : n.here("proxy_pass");
                 if (pp.isEmpty() || !pp.get().arg(0).startsWith("http://")
-                        || pp.get().arg(0).substring(7).contains("/") || pp.get().arg(0).contains("$")) {
+                        || pp.get().arg(0).substring(7).contains("/") || pp.get().arg(0).length() == 7
+                        || pp.get().arg(0).contains("$")) {
                     report.unmapped(d, "Portico's try-files falls back to an upstream only: " + t
                             + " must be a location with just proxy_pass http://NAME; the fallback is left out");
                     keys.add("try-files = " + Hocon.strings(out) + "  # " + d.origin());

@@ -158,6 +158,12 @@ final class Servers {
                 op = "=";
                 value = value.substring(1);
             }
+            if (!op.startsWith("~") && !value.startsWith("/")) {
+                report.unmapped(d, "a location path that does not start with / matches no normalized request path;"
+                        + " left out");
+                markAll(d);
+                continue;
+            }
             if (parent != null && parent.kind() != FlatLocation.Kind.PREFIX) {
                 report.unmapped(d, "a location nested in an exact or regex location; left out");
                 markAll(d);

@@ -31,7 +31,7 @@ final class Upstreams {
 
     void define(Directive block) {
         report.mapped(block);
-        String name = sanitize(block.arg(0));
+        String name = unique(sanitize(block.arg(0)));
         blocks.put(block.arg(0), block);
         List<String> servers = new ArrayList<>();
         List<String> settings = new ArrayList<>();
@@ -97,6 +97,10 @@ final class Upstreams {
         keys.add("address = " + Hocon.quote(address));
         for (String a : d.args().subList(1, d.args().size())) {
             String[] kv = a.split("=", 2);
+            if (kv.length == 2 && !kv[0].equals("fail_timeout") && !kv[1].matches("\\d{1,9}")) {
+                report.unmapped(d, "the parameter " + a + " is not a number (nginx refuses it); the server is left out");
+                return Optional.empty();
+            }
             switch (kv[0]) {
                 case "weight" -> keys.add("weight = " + kv[1]);
                 case "max_fails" -> keys.add("max-fails = " + kv[1]);
@@ -119,6 +123,20 @@ final class Upstreams {
         return Optional.of("{ " + String.join(", ", keys) + " }  # " + d.origin());
     }
 
+    /** {@code base}, or base-N when another pool (or a copy) already has that name. */
+    private String unique(String base) {
+        String name = base;
+        for (int n = 2; taken(name); n++) {
+            name = base + "-" + n;
+        }
+        return name;
+    }
+
+    private boolean taken(String name) {
+        return pools.values().stream().anyMatch(p -> p.name().equals(name))
+                || copies.values().stream().anyMatch(m -> m.containsValue(name));
+    }
+
     boolean isBlock(String name) {
         return pools.containsKey(name);
     }
@@ -127,14 +145,14 @@ final class Upstreams {
     String use(String target, Timeouts timeouts, Directive from) {
         if (!pools.containsKey(target)) {
             String address = target.startsWith("unix:") || target.matches(".*:\\d+") ? target : target + ":80";
-            pools.put(target, new Pool(sanitize(target), List.of("{ address = " + Hocon.quote(address) + " }"),
+            pools.put(target, new Pool(unique(sanitize(target)), List.of("{ address = " + Hocon.quote(address) + " }"),
                     List.of(), new ArrayList<>(List.of(from.origin() + " (an upstream of its own)"))));
         }
         Pool base = pools.get(target);
         Map<Timeouts, String> byTimeouts = copies.computeIfAbsent(target, k -> new LinkedHashMap<>());
         String name = byTimeouts.get(timeouts);
         if (name == null) {
-            name = byTimeouts.isEmpty() ? base.name() : base.name() + "-" + (byTimeouts.size() + 1);
+            name = byTimeouts.isEmpty() ? base.name() : unique(base.name() + "-" + (byTimeouts.size() + 1));
             byTimeouts.put(timeouts, name);
         }
         return name;
@@ -183,7 +201,7 @@ final class Upstreams {
 
     static String sanitize(String name) {
         String s = name.replaceAll("[^A-Za-z0-9_-]", "-");
-        return Character.isLetter(s.charAt(0)) ? s : "u" + s;
+        return !s.isEmpty() && Character.isLetter(s.charAt(0)) ? s : "u" + s;
     }
 
     static boolean same(Timeouts a, Timeouts b) {

@@ -123,14 +123,18 @@ final class Zones {
         int delay = 0;
         for (String a : d.args()) {
             if (a.startsWith("burst=")) {
-                burst = Integer.parseInt(a.substring(6));
+                burst = number(a.substring(6));
             } else if (a.equals("nodelay")) {
                 nodelay = true;
             } else if (a.startsWith("delay=")) {
-                delay = Integer.parseInt(a.substring(6));
+                delay = number(a.substring(6));
             }
         }
-        int status = scope.find("limit_req_status").map(s -> Integer.parseInt(s.arg(0))).orElse(503);
+        int status = scope.find("limit_req_status").map(s -> number(s.arg(0))).orElse(503);
+        if (burst < 0 || delay < 0 || status < 400 || status > 599) {
+            report.unmapped(d, "burst, delay or limit_req_status is not a number nginx takes; not limited here");
+            return Optional.empty();
+        }
         boolean dry = scope.find("limit_req_dry_run").map(s -> s.arg(0).equals("on")).orElse(false);
         scope.find("limit_req_status").ifPresent(report::mapped);
         scope.find("limit_req_dry_run").ifPresent(report::mapped);
@@ -160,8 +164,12 @@ final class Zones {
                     + " not limited by it");
             return Optional.empty();
         }
-        int max = Integer.parseInt(d.arg(1));
-        int status = scope.find("limit_conn_status").map(s -> Integer.parseInt(s.arg(0))).orElse(503);
+        int max = number(d.arg(1));
+        int status = scope.find("limit_conn_status").map(s -> number(s.arg(0))).orElse(503);
+        if (max <= 0 || status < 400 || status > 599) {
+            report.unmapped(d, "the limit or limit_conn_status is not a number nginx takes; not limited here");
+            return Optional.empty();
+        }
         scope.find("limit_conn_status").ifPresent(report::mapped);
         if (z.max == null) {
             z.max = max;
@@ -175,6 +183,11 @@ final class Zones {
         }
         report.mapped(d);
         return Optional.of(z.name);
+    }
+
+    /** A non-negative number, or -1 for text nginx itself would refuse. */
+    private static int number(String text) {
+        return text.matches("\\d{1,9}") ? Integer.parseInt(text) : -1;
     }
 
     void write(Hocon h) {
