@@ -185,6 +185,24 @@ final class Zones {
         return Optional.of(z.name);
     }
 
+    /**
+     * nginx keeps a rate in thousandths of a request per second, rounded down ({@code 1r/m} is 16, one request per
+     * 62.5 s); Portico's rate is exact. Says so where the two differ.
+     */
+    static String rateNote(String rate) {
+        Matcher m = RATE.matcher(rate);
+        if (!m.matches() || m.group(2).equals("s")) {
+            return null;
+        }
+        long perMinute = Long.parseLong(m.group(1));
+        long nginxMilli = perMinute * 1000 / 60;
+        if (nginxMilli * 60 == perMinute * 1000) {
+            return null;
+        }
+        return String.format(java.util.Locale.ROOT, "exact in Portico; nginx rounds it to %d/1000 r/s (one request"
+                + " per %.1f s)", nginxMilli, nginxMilli == 0 ? Double.POSITIVE_INFINITY : 1000.0 / nginxMilli);
+    }
+
     /** A non-negative number, or -1 for text nginx itself would refuse. */
     private static int number(String text) {
         return text.matches("\\d{1,9}") ? Integer.parseInt(text) : -1;
@@ -198,7 +216,7 @@ final class Zones {
                 z.origins.forEach(h::comment);
                 h.open(Hocon.key(z.name) + " {");
                 h.value("key", Hocon.quote(z.key), null);
-                h.value("rate", Hocon.quote(z.rate), null);
+                h.value("rate", Hocon.quote(z.rate), rateNote(z.rate));
                 h.value("burst", String.valueOf(z.burst == null ? 0 : z.burst), null);
                 h.value("nodelay", String.valueOf(z.nodelay), null);
                 if (z.delay > 0) {

@@ -76,7 +76,8 @@ class NginxImportTest {
         assertThat(location(c, Match.Kind.PREFIX, "/login").rateLimits()).containsExactly("login");
         assertThat(location(c, Match.Kind.PREFIX, "/x/").rateLimits()).containsExactly("allips");
         assertThat(location(c, Match.Kind.PREFIX, "/").rateLimits()).containsExactly("allips");
-        assertThat(r.hocon()).contains("# nginx.conf:8: limit_req zone=allips burst=20 nodelay;");
+        assertThat(r.hocon()).contains("# nginx.conf:8: limit_req zone=allips burst=20 nodelay;",
+                "rate = \"5r/m\"  # exact in Portico; nginx rounds it to 83/1000 r/s (one request per 12.0 s)");
     }
 
     @Test
