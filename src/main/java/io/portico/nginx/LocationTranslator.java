@@ -38,6 +38,9 @@ final class LocationTranslator {
         boolean ok;
         if (s.here("return").isPresent()) {
             ok = ret(s.here("return").get(), keys);
+            for (Directive a : s.group("add_header")) {
+                report.unmapped(a, "Portico sets response headers on proxy locations only");
+            }
         } else if (s.here("proxy_pass").isPresent()) {
             ok = proxy(loc, s.here("proxy_pass").get(), keys);
         } else if (s.here("uwsgi_pass").isPresent()) {
@@ -224,6 +227,8 @@ final class LocationTranslator {
         s.find("proxy_request_buffering").ifPresent(d -> onOff(d, "proxy-request-buffering", keys));
         s.find("client_body_buffer_size").ifPresent(d -> sizeKey(d, "client-body-buffer-size", keys));
         s.find("proxy_http_version").ifPresent(report::mapped);
+        s.find("expires").filter(e -> !e.arg(0).equals("off")).ifPresent(e -> report.unmapped(e,
+                "Portico's expires is for static files; nginx also sets it on proxied responses"));
     }
 
     private static String headers(Map<String, String> h) {

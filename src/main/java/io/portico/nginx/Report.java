@@ -24,14 +24,21 @@ public final class Report {
     private final List<Item> notes = new ArrayList<>();
     private final Set<Directive> handled = Collections.newSetFromMap(new IdentityHashMap<>());
 
+    /** Records that {@code d} could not be carried over; an inherited directive seen again is listed once. */
     void unmapped(Directive d, String reason) {
         handled.add(d);
-        unmapped.add(new Item(d.source().toString(), d.summary(), reason));
+        Item i = new Item(d.source().toString(), d.summary(), reason);
+        if (!unmapped.contains(i)) {
+            unmapped.add(i);
+        }
     }
 
     void note(Directive d, String reason) {
         handled.add(d);
-        notes.add(new Item(d.source().toString(), d.summary(), reason));
+        Item i = new Item(d.source().toString(), d.summary(), reason);
+        if (!notes.contains(i)) {
+            notes.add(i);
+        }
     }
 
     void note(Source where, String directive, String reason) {

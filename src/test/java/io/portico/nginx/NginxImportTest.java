@@ -400,6 +400,18 @@ class NginxImportTest {
     }
 
     @Test
+    void headersAndExpiresWherePorticoCannotSetThemAreReportedOnce() throws Exception {
+        NginxImport.Result r = translate(dir, server("    add_header X-Frame-Options DENY;\n    expires 1h;\n"
+                + "    location /a/ { }\n    location /b/ { }\n    location = /r { return 204; }\n"
+                + "    location /p/ { proxy_pass http://app; }\n"));
+        // add_header on static and return locations, expires on the proxied one; each line once.
+        assertThat(unmapped(r)).containsExactly("nginx.conf:6 add_header", "nginx.conf:7 expires");
+        PorticoConfig c = load(r, dir);
+        TargetConfig.Proxy p = (TargetConfig.Proxy) location(c, Match.Kind.PREFIX, "/p/").target();
+        assertThat(p.setResponseHeaders().get("X-Frame-Options").text()).isEqualTo("DENY");
+    }
+
+    @Test
     void everyGeneratedLocationNamesItsNginxLines() throws Exception {
         NginxImport.Result r = translate(dir, server("    location /a/ { }\n    location = /b { return 204; }\n"));
         assertThat(r.hocon()).contains("# nginx.conf:6: location /a/ { }", "# nginx.conf:7: location = /b { return 204; }",
