@@ -21,6 +21,13 @@ final class Globals {
             new Limit("keepalive_requests", "keepalive-requests", v -> v.matches("\\d+") ? Optional.of(v)
                     : Optional.empty()));
 
+    /** nginx's defaults that differ from Portico's, said in the output where the nginx file leaves them unset. */
+    private static final List<String[]> DEFAULTS = List.of(
+            new String[] {"client_header_timeout", "client-header-timeout", "60s", "10s"},
+            new String[] {"client_body_timeout", "client-body-timeout", "60s", "10s"},
+            new String[] {"send_timeout", "send-timeout", "60s", "30s"},
+            new String[] {"keepalive_requests", "keepalive-requests", "1000", "10000"});
+
     private final Report report;
     private final Scope http;
     private final List<Servers.Server> servers;
@@ -186,10 +193,14 @@ final class Globals {
 
     void write(Hocon h) {
         lines.forEach(h::line);
-        if (!limitLines.isEmpty()) {
-            h.open("limits {");
-            limitLines.forEach(h::line);
-            h.close("}");
+        h.open("limits {");
+        limitLines.forEach(h::line);
+        for (String[] d : DEFAULTS) {
+            if (limitLines.stream().noneMatch(l -> l.startsWith(d[1] + " "))) {
+                h.comment(d[1] + ": not set in nginx, whose default is " + d[2] + "; Portico's " + d[3]
+                        + " is kept (see docs/hardening.md)");
+            }
         }
+        h.close("}");
     }
 }

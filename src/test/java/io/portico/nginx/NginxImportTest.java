@@ -416,6 +416,7 @@ class NginxImportTest {
         NginxImport.Result r = translate(dir, server("    location /a/ { }\n    location = /b { return 204; }\n"));
         assertThat(r.hocon()).contains("# nginx.conf:6: location /a/ { }", "# nginx.conf:7: location = /b { return 204; }",
                 "# nginx.conf:3: the server's own settings (requests no location matches)",
-                "root = \"" + www + "\"  # nginx.conf:5: root " + www + ";");
+                "root = \"" + www + "\"  # nginx.conf:5: root " + www + ";",
+                "# client-header-timeout: not set in nginx, whose default is 60s; Portico's 10s is kept");
     }
 }
