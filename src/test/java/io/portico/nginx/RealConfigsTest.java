@@ -32,6 +32,20 @@ class RealConfigsTest {
         }
     }
 
+    /**
+     * The whole output, with the test's folder written @DIR@, equals the golden file in src/test/resources/nginx
+     * (regenerate with -Dimport.golden.update=true after a deliberate change, and read the diff).
+     */
+    private void assertGolden(NginxImport.Result r, String golden) throws Exception {
+        String actual = r.hocon().replace(dir.toString(), "@DIR@");
+        Path file = Path.of("src/test/resources/nginx", golden);
+        if (Boolean.getBoolean("import.golden.update")) {
+            Files.writeString(file, actual);
+            return;
+        }
+        assertThat(actual).isEqualTo(Files.readString(file));
+    }
+
     private static LocationConfig location(PorticoConfig c, String path) {
         return c.locations().stream().filter(l -> l.match().kind() == Match.Kind.PREFIX
                 && l.match().value().equals(path)).findFirst().orElseThrow();
@@ -79,6 +93,7 @@ class RealConfigsTest {
         assertThat(c.workers()).isEqualTo(Runtime.getRuntime().availableProcessors());
         assertThat(c.accessLog().file()).contains(dir.resolve("access.log"));
         assertThat(r.report().notes()).extracting(Report.Item::where).contains("nginx.conf:11");
+        assertGolden(r, "seed-000.expected.conf");
         assertThat(r.hocon()).contains("# sites-enabled/default:14: location /themes/ { alias " + themes + "/; }",
                 "start uWSGI there with --http-socket 127.0.0.1:5000");
     }
@@ -120,5 +135,6 @@ class RealConfigsTest {
         assertThat(app.forwardedHeaders()).extracting(Object::toString).containsExactly("X_FORWARDED_FOR");
         assertThat(c.upstreams().get(app.upstream()).readTimeout()).isEqualTo(Duration.ofSeconds(100));
         assertThat(fast.hostFromUpstream()).as("nginx sends $proxy_host").isTrue();
+        assertGolden(r, "peers.expected.conf");
     }
 }
