@@ -18,7 +18,7 @@ import java.util.Set;
  * The stock files nginx ships beside nginx.conf ({@code mime.types}, {@code uwsgi_params}...) may be missing: their
  * content is nginx's own defaults, and {@link #missingStockFiles} lists them for the report.
  */
-public final class NginxParser {
+final class NginxParser {
     /** Files nginx packages install next to nginx.conf; an import on a machine without nginx lacks them. */
     static final Set<String> STOCK_FILES = Set.of("mime.types", "uwsgi_params", "fastcgi_params", "fastcgi.conf",
             "scgi_params", "proxy_params", "koi-utf", "koi-win", "win-utf", "snippets/fastcgi-php.conf");
