@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
         subcommands = {
             ServeCommand.class,
             CheckCommand.class,
+            ImportCommand.class,
             DemoAppCommand.class,
             BenchCommand.class,
             VersionCommand.class,
