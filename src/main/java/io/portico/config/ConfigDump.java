@@ -84,6 +84,7 @@ public final class ConfigDump {
                 d.line("{");
                 d.depth++;
                 d.kv("names", list(h.names()));
+                d.kv("listen", list(h.listen().stream().map(ListenAddress::toString).toList()));
                 d.line("locations = [");
                 d.depth++;
                 h.locations().forEach(d::location);

@@ -100,7 +100,7 @@ public final class ConfigLoader {
                 new LocationReader(root, defaults, paths, upstreams.keySet(), rateLimits.keySet(), limitConn.keySet())
                         .readAll();
         List<HostConfig> hosts = new HostReader(root, defaults, paths, upstreams.keySet(), rateLimits.keySet(),
-                limitConn.keySet()).readAll();
+                limitConn.keySet(), listen).readAll();
         DemoAppConfig demoApp = root.object("demo-app", null).map(n -> readDemoApp(n, paths)).orElseThrow();
         Http2Config http2 = root.object("http2", null).map(ConfigLoader::readHttp2).orElseThrow();
         root.finish(TOP_KEYS, "");

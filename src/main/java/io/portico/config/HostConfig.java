@@ -9,5 +9,16 @@ import java.util.List;
  * @param names lower-case host names without a port, exact ({@code example.com}) or a wildcard of one or more
  *     labels ({@code *.example.com}, which matches {@code a.example.com} and {@code a.b.example.com} but not
  *     {@code example.com}, as nginx's {@code server_name})
+ * @param listen the listeners this host answers on (nginx's {@code listen} in a {@code server} block); empty: all
  */
-public record HostConfig(List<String> names, List<LocationConfig> locations) {}
+public record HostConfig(List<String> names, List<LocationConfig> locations, List<ListenAddress> listen) {
+
+    public HostConfig(List<String> names, List<LocationConfig> locations) {
+        this(names, locations, List.of());
+    }
+
+    /** Whether this host answers on the listener bound to {@code address}. */
+    public boolean on(ListenAddress address) {
+        return listen.isEmpty() || listen.contains(address);
+    }
+}

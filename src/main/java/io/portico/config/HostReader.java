@@ -24,9 +24,11 @@ final class HostReader {
     private final Set<String> upstreams;
     private final Set<String> zones;
     private final Set<String> connZones;
+    private final List<ListenerConfig> listeners;
 
     HostReader(Node root, Config defaults, Paths paths, Set<String> upstreams, Set<String> zones,
-            Set<String> connZones) {
+            Set<String> connZones, List<ListenerConfig> listeners) {
+        this.listeners = listeners;
         this.root = root;
         this.defaults = defaults;
         this.paths = paths;
@@ -37,7 +39,8 @@ final class HostReader {
 
     List<HostConfig> readAll() {
         List<HostConfig> out = new ArrayList<>();
-        Map<String, Integer> owners = new HashMap<>();
+        // name -> the hosts that have it, with the listeners each answers on (empty: all)
+        Map<String, List<Map.Entry<Integer, List<ListenAddress>>>> owners = new HashMap<>();
         List<ConfigValue> list = root.list("hosts");
         for (int i = 0; i < list.size(); i++) {
             ConfigValue v = list.get(i);
@@ -47,17 +50,23 @@ final class HostReader {
                 continue;
             }
             Node h = root.element((ConfigObject) v, root.key("hosts") + "." + i, defaults.getConfig("host"));
+            List<ListenAddress> listen = listen(h);
             List<String> names = new ArrayList<>();
             for (String raw : h.strings("names")) {
                 String name = raw.toLowerCase(Locale.ROOT);
                 if (!NAME.matcher(name).matches()) {
                     h.problem("names", "'" + raw + "' (expected: a host name such as example.com or *.example.com,"
                             + " without a port)");
-                } else if (owners.containsKey(name)) {
-                    h.problem("names", "'" + raw + "' is already a name of hosts." + owners.get(name)
-                            + " (expected: each name in one host)");
+                    continue;
+                }
+                List<Map.Entry<Integer, List<ListenAddress>>> others = owners.computeIfAbsent(name, k -> new ArrayList<>());
+                Integer clash = others.stream().filter(o -> overlap(o.getValue(), listen)).map(Map.Entry::getKey)
+                        .findFirst().orElse(null);
+                if (clash != null) {
+                    h.problem("names", "'" + raw + "' is already a name of hosts." + clash + " on the same listener"
+                            + " (expected: each name in one host per listener)");
                 } else {
-                    owners.put(name, i);
+                    others.add(Map.entry(i, listen));
                     names.add(name);
                 }
             }
@@ -67,8 +76,33 @@ final class HostReader {
             List<LocationConfig> locations =
                     new LocationReader(h, defaults, paths, upstreams, zones, connZones).readAll();
             h.finish();
-            out.add(new HostConfig(List.copyOf(names), locations));
+            out.add(new HostConfig(List.copyOf(names), locations, listen));
         }
         return List.copyOf(out);
+    }
+
+    /** The host's {@code listen}: addresses of configured listeners, each as written in {@code listen} above. */
+    private List<ListenAddress> listen(Node h) {
+        List<ListenAddress> out = new ArrayList<>();
+        for (String text : h.strings("listen")) {
+            ListenAddress address;
+            try {
+                address = Addresses.listen(text);
+            } catch (IllegalArgumentException e) {
+                h.problem("listen", "'" + text + "' " + e.getMessage() + " (expected: the address of a listener)");
+                continue;
+            }
+            if (listeners.stream().noneMatch(l -> l.address().equals(address))) {
+                h.problem("listen", "'" + text + "' is not one of the listeners (expected: one of "
+                        + listeners.stream().map(l -> l.address().toString()).toList() + ")");
+                continue;
+            }
+            out.add(address);
+        }
+        return List.copyOf(out);
+    }
+
+    private static boolean overlap(List<ListenAddress> a, List<ListenAddress> b) {
+        return a.isEmpty() || b.isEmpty() || a.stream().anyMatch(b::contains);
     }
 }

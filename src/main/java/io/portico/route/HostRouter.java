@@ -1,6 +1,7 @@
 package io.portico.route;
 
 import io.portico.config.HostConfig;
+import io.portico.config.ListenAddress;
 import io.portico.config.LocationConfig;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -33,11 +34,15 @@ public final class HostRouter {
         return new HostRouter(defaultHost, Map.of(), Map.of());
     }
 
-    public static HostRouter build(List<LocationConfig> locations, List<HostConfig> hosts,
+    /** The hosts that answer on {@code listener} (all of them when it is null), over the default host. */
+    public static HostRouter build(List<LocationConfig> locations, List<HostConfig> hosts, ListenAddress listener,
             Function<LocationConfig, Responder> responders) {
         Map<String, Router> exact = new HashMap<>();
         Map<String, Router> wildcards = new HashMap<>();
         for (HostConfig host : hosts) {
+            if (listener != null && !host.on(listener)) {
+                continue;
+            }
             Router router = Router.build(host.locations(), responders);
             for (String name : host.names()) {
                 if (name.startsWith("*.")) {

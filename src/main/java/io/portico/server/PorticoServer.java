@@ -99,7 +99,10 @@ public final class PorticoServer implements AutoCloseable {
     }
 
     private void bind() throws ListenException {
-        HostRouter router = HostRouter.build(config.locations(), config.hosts(), targets::responder);
+        // One router for every listener, unless some host answers on only some of them.
+        boolean perListener = config.hosts().stream().anyMatch(h -> !h.listen().isEmpty());
+        HostRouter shared = perListener ? null
+                : HostRouter.build(config.locations(), config.hosts(), null, targets::responder);
         ConnectionLimiter limiter = new ConnectionLimiter(config.limits().maxConnections());
         ClientAddresses addresses = new ClientAddresses(config.trustedProxies());
         ServerBootstrap plain = new ServerBootstrap()
@@ -108,11 +111,12 @@ public final class PorticoServer implements AutoCloseable {
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 // A client that shuts its sending side after its request still gets the response (RFC 9112 9.6).
-                .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
-                // no TCP_NODELAY child option: every transport's accepted channels have it on by default (tested)
-                .childHandler(new ClientChannelInitializer(
-                        config.limits(), state, limiter, addresses, accessLog, router, targets::newRateLimitHandler,
-                        targets::meters, metrics, null, null));
+                .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+        // no TCP_NODELAY child option: every transport's accepted channels have it on by default (tested)
+        if (shared != null) {
+            plain.childHandler(new ClientChannelInitializer(config.limits(), state, limiter, addresses, accessLog,
+                    shared, targets::newRateLimitHandler, targets::meters, metrics, null, null));
+        }
         // With SO_REUSEPORT every event loop gets its own listener and the kernel spreads connections.
         boolean reusePort = transport.reusePort() != null;
         int perAddress = reusePort ? config.workers() : 1;
@@ -122,11 +126,13 @@ public final class PorticoServer implements AutoCloseable {
         for (ListenerConfig listener : config.listen()) {
             ListenAddress address = listener.address();
             ServerBootstrap b = plain;
-            if (listener.tls().isPresent() || listener.http2()) {
+            HostRouter router = perListener
+                    ? HostRouter.build(config.locations(), config.hosts(), address, targets::responder) : shared;
+            if (listener.tls().isPresent() || listener.http2() || perListener) {
                 ServerTls tls = listener.tls().isPresent() ? tls(listener) : null;
                 if (tls != null) {
                     log.info("TLS on {}: {}", address, tls);
-                } else {
+                } else if (listener.http2()) {
                     log.info("h2c (HTTP/2 with prior knowledge) and HTTP/1.1 on {}", address);
                 }
                 b = plain.clone().childHandler(new ClientChannelInitializer(

@@ -130,13 +130,51 @@ class VirtualHostTest {
     }
 
     @Test
+    void aHostCanAnswerOnSomeListenersOnly() throws Exception {
+        // nginx's usual pair: server { listen 80; return 301 https://...; } beside server { listen 443 ssl; ... }
+        try (PorticoServer s = TestServers.start("listen = [\"127.0.0.2:0\", { address = \"127.0.0.1:0\", tls {"
+                + " certificates = [ { cert = \"" + example.cert() + "\", key = \"" + example.key() + "\" } ] } } ]\n"
+                + "locations = [ { path = \"/\", return = { status = 200, body = \"default\" } } ]\n"
+                + "hosts = [\n"
+                + " { names = [\"example.test\"], listen = [\"127.0.0.2:0\"], locations = [ { path = \"/\","
+                + "   return = { status = 301, location = \"https://$host$request_uri\" } } ] }\n"
+                + " { names = [\"example.test\"], listen = [\"127.0.0.1:0\"], locations = [ { path = \"/\","
+                + "   return = { status = 200, body = \"secure\" } } ] }\n"
+                + "]\n")) {
+            int plain = s.localAddresses().get(0).getPort();
+            int secure = s.localAddresses().get(1).getPort();
+            try (RawHttp c = new RawHttp(new java.net.Socket("127.0.0.2", plain))) {
+                Response r = get(c, "example.test", "/a?b=1");
+                assertThat(r.status()).isEqualTo(301);
+                assertThat(r.header("location")).isEqualTo("https://example.test/a?b=1");
+                assertThat(get(c, "other.test", "/").text()).isEqualTo("default");
+            }
+            SSLContext ctx = TestCertificates.trusting(example);
+            SSLSocket tls = (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", secure);
+            SSLParameters p = tls.getSSLParameters();
+            p.setServerNames(List.of(new SNIHostName("example.test")));
+            tls.setSSLParameters(p);
+            try (RawHttp c = new RawHttp(tls)) {
+                assertThat(get(c, "example.test", "/a").text()).isEqualTo("secure");
+            }
+        }
+        assertThatThrownBy(() -> TestServers.config("listen = [\"127.0.0.2:0\", \"127.0.0.3:0\"]\n"
+                + "hosts = [ { names = [\"a.test\"], listen = [\"127.0.0.2:0\"] },"
+                + " { names = [\"a.test\"], listen = [\"127.0.0.3:0\"] }, { names = [\"a.test\"] },"
+                + " { names = [\"b.test\"], listen = [\"127.0.0.9:80\"] } ]", dir))
+                .hasMessageContaining("hosts.2.names: 'a.test' is already a name of hosts.0 on the same listener")
+                .hasMessageContaining("hosts.3.listen: '127.0.0.9:80' is not one of the listeners")
+                .message().doesNotContain("hosts.1.names");
+    }
+
+    @Test
     void namesAreCheckedAtLoad() {
         assertThatThrownBy(() -> TestServers.config("hosts = [ { names = [\"a.test:80\"], locations = [] },"
                 + " { names = [\"b.test\"] }, { names = [\"B.test\"] }, { names = [] } ]", dir))
                 .hasMessageContaining("hosts.0.names: 'a.test:80' (expected: a host name such as example.com or"
                         + " *.example.com, without a port)")
-                .hasMessageContaining("hosts.2.names: 'B.test' is already a name of hosts.1 (expected: each name"
-                        + " in one host)")
+                .hasMessageContaining("hosts.2.names: 'B.test' is already a name of hosts.1 on the same listener (expected: each name"
+                        + " in one host per listener)")
                 .hasMessageContaining("hosts.3.names: no name");
     }
 }
