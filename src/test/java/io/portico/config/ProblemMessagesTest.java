@@ -15,14 +15,52 @@ class ProblemMessagesTest {
     Path prefix;
 
     @Test
-    void aUwsgiProxySaysUwsgiIsNotSupportedYetAndWhatToWrite() {
+    void aUwsgiProxyToAnHttpUpstreamSaysWhatTheUpstreamSpeaks() {
         assertThat(problems("""
                 upstreams { app { servers = ["127.0.0.1:5000"] } }
                 locations = [{ path = "/", proxy = "uwsgi://app", via = true }]""")).containsExactly(
-                "x.conf:3: portico.locations.0.proxy: 'uwsgi://app': uwsgi upstreams are not supported yet (issue 26)"
-                        + " (expected: proxy = NAME, an upstream speaking HTTP: start uWSGI with --http-socket"
-                        + " 127.0.0.1:5000, PHP-FPM behind an HTTP server, and upstreams { NAME { servers ="
-                        + " [\"127.0.0.1:5000\"] } })");
+                "x.conf:3: portico.locations.0.proxy: 'uwsgi://app': upstream app speaks http"
+                        + " (expected: http://app or app)");
+    }
+
+    @Test
+    void fastcgiIsNotSupportedYetAndSaysWhatToWrite() {
+        assertThat(problems("""
+                upstreams { php { servers = ["fastcgi://127.0.0.1:9000"] } }
+                locations = [{ path = "/", proxy = "fastcgi://127.0.0.1:9000" }]""")).containsExactlyInAnyOrder(
+                "x.conf:2: portico.upstreams.php.servers.0.address: 'fastcgi://127.0.0.1:9000': fastcgi upstreams"
+                        + " are not supported yet (issue 26) (expected: http:// or uwsgi://; put PHP-FPM behind an"
+                        + " HTTP server meanwhile)",
+                "x.conf:3: portico.locations.0.proxy: 'fastcgi://127.0.0.1:9000': fastcgi upstreams are not"
+                        + " supported yet (issue 26) (expected: proxy = NAME or \"http://...\" / \"uwsgi://...\";"
+                        + " put PHP-FPM behind an HTTP server meanwhile)");
+    }
+
+    @Test
+    void anUpstreamMixingProtocolsIsRefused() {
+        assertThat(problems("""
+                upstreams { app { servers = ["uwsgi://127.0.0.1:5000", "127.0.0.1:5001"] } }
+                locations = [{ path = "/", proxy = app }]""")).containsExactly(
+                "x.conf:2: portico.upstreams.app.servers: mixes protocols [http, uwsgi] (expected: one protocol"
+                        + " per upstream, e.g. every server uwsgi://...)");
+    }
+
+    @Test
+    void paramsOnAnHttpUpstreamAreRefused() {
+        assertThat(problems("""
+                upstreams { app { servers = ["127.0.0.1:5000"] } }
+                locations = [{ path = "/", proxy = app, params = { UWSGI_SCRIPT = "app:app" } }]"""))
+                .containsExactly("x.conf:3: portico.locations.0.params: upstream app speaks http, which has no"
+                        + " request variables (expected: params on a uwsgi upstream's location;"
+                        + " set-request-headers for http)");
+    }
+
+    @Test
+    void anInlineAddressThatDoesNotResolveIsAProblemOfProxy() {
+        assertThat(problems("locations = [{ path = \"/\", proxy = \"uwsgi://no-such-host.invalid:5000\" }]"))
+                .containsExactly("x.conf:2: portico.locations.0.proxy: 'uwsgi://no-such-host.invalid:5000'"
+                        + " does not resolve"
+                        + " (expected: a resolvable host name or an IP address)");
     }
 
     @Test
@@ -31,7 +69,7 @@ class ProblemMessagesTest {
                 upstreams { app { servers = ["127.0.0.1:5000"] } }
                 locations = [{ path = "/", proxy = "grpc://app" }]""")).containsExactly(
                 "x.conf:3: portico.locations.0.proxy: 'grpc://app': 'grpc://' is not a protocol Portico speaks to"
-                        + " upstreams (expected: proxy = NAME or \"http://NAME/prefix/\")");
+                        + " upstreams (expected: proxy = NAME, \"http://NAME/prefix/\" or \"uwsgi://NAME\")");
     }
 
     @Test
@@ -53,7 +91,7 @@ class ProblemMessagesTest {
     void autoindexOnAProxyLocationIsNamedAsSuchEvenWhenItsProxyCannotBeRead() {
         assertThat(problems("""
                 upstreams { app { servers = ["127.0.0.1:5000"] } }
-                locations = [{ path = "/", proxy = "uwsgi://app", autoindex = true }]"""))
+                locations = [{ path = "/", proxy = "fastcgi://app", autoindex = true }]"""))
                 .hasSize(2)
                 .contains("x.conf:3: portico.locations.0.autoindex: has no effect on a proxy location");
         assertThat(problems("""
