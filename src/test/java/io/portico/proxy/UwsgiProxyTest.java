@@ -243,6 +243,43 @@ class UwsgiProxyTest {
         }
     }
 
+    @Test
+    void aNonIdempotentRequestIsNeverReplayedAnIdempotentOneIs() throws IOException {
+        String server = "{ address = \"uwsgi://" + uwsgi.address() + "\", max-fails = 0 }";
+        PorticoServer p = TestServers.start("upstreams { two { servers = [" + server + ", " + server + "],"
+                + " retries = 1 } }\nlocations = [ { path = \"/\", proxy = two } ]\n");
+        try {
+            int before = uwsgi.crashes().size();
+            assertThat(exchange(TestServers.port(p), "POST /crash HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n"
+                    + "Connection: close\r\n\r\nx").status).isEqualTo(502);
+            assertThat(uwsgi.crashes().subList(before, uwsgi.crashes().size())).containsExactly("POST");
+            assertThat(exchange(TestServers.port(p), "GET /crash HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                    .status).isEqualTo(502);
+            assertThat(uwsgi.crashes().subList(before, uwsgi.crashes().size())).containsExactly("POST", "GET", "GET");
+        } finally {
+            p.stop();
+        }
+    }
+
+    @Test
+    void healthChecksSpeakUwsgi() throws IOException {
+        String check = " health-check { interval = 100ms, timeout = 1s, rise = 1, fall = 1, path = ";
+        PorticoServer p = TestServers.start("upstreams {\n"
+                + " sick { servers = [\"uwsgi://" + uwsgi.address() + "\"]," + check + "\"/status?503\" } }\n"
+                + " well { servers = [\"uwsgi://" + uwsgi.address() + "\"]," + check + "\"/status?204\" } } }\n"
+                + "locations = [ { path = \"/sick/\", proxy = sick }, { path = \"/well/\", proxy = well } ]\n");
+        try {
+            int port = TestServers.port(p);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() ->
+                    exchange(port, "GET /sick/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status == 502);
+            // probed as often, and still in rotation: its checks reached the app and got the 204
+            assertThat(exchange(port, "GET /well/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status)
+                    .isEqualTo(200);
+        } finally {
+            p.stop();
+        }
+    }
+
     static Reply exchange(String request) throws IOException {
         return exchange(port, request);
     }

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 final class UwsgiServer implements AutoCloseable {
     /**
      * Echoes what it received as {@code NAME=value} lines (its string environ, sorted, then {@code BODY=} and the
-     * body); {@code /crash} kills its worker before answering, {@code /slow} answers after 3 s, {@code /large?N}
+     * body); {@code /crash} kills its worker before answering (after a line in {@link #crashes}), {@code /slow} answers after 3 s, {@code /large?N}
      * sends N bytes with a Content-Length, {@code /unframed} 1 MB without one, {@code /status?N} answers N.
      */
     static final String APP = """
@@ -34,6 +34,8 @@ final class UwsgiServer implements AutoCloseable {
                 path = environ.get('PATH_INFO', '')
                 query = environ.get('QUERY_STRING', '')
                 if path == '/crash':
+                    with open('crashes', 'a') as f:
+                        f.write(environ['REQUEST_METHOD'] + '\\n')
                     os._exit(1)
                 if path == '/slow':
                     time.sleep(3)
@@ -60,11 +62,13 @@ final class UwsgiServer implements AutoCloseable {
     private final Process process;
     private final String address;
     private final Path log;
+    private final Path dir;
 
     private UwsgiServer(Process process, String address, Path log) {
         this.process = process;
         this.address = address;
         this.log = log;
+        this.dir = log.getParent();
     }
 
     /** On a free loopback port. */
@@ -112,9 +116,10 @@ final class UwsgiServer implements AutoCloseable {
         return address;
     }
 
-    /** Workers that died since the start (uWSGI's master logs each respawn). */
-    long respawns() throws IOException {
-        return Files.exists(log) ? Files.readAllLines(log).stream().filter(l -> l.contains("Respawned")).count() : 0;
+    /** The methods of the requests that crashed a worker, in order. */
+    List<String> crashes() throws IOException {
+        Path file = dir.resolve("crashes");
+        return Files.exists(file) ? Files.readAllLines(file) : List.of();
     }
 
     private void awaitTcp(int port) throws IOException {
