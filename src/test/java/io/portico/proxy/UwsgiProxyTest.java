@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.channel.epoll.Epoll;
 import io.portico.server.PorticoServer;
+import io.portico.testing.LogCapture;
 import io.portico.testing.RefusedPort;
 import io.portico.testing.TestServers;
 import java.io.ByteArrayOutputStream;
@@ -258,6 +259,30 @@ class UwsgiProxyTest {
             assertThat(uwsgi.crashes().subList(before, uwsgi.crashes().size())).containsExactly("POST", "GET", "GET");
         } finally {
             p.stop();
+        }
+    }
+
+    @Test
+    void theAccessLogAndTheErrorLogNameTheProtocol() throws IOException {
+        Path log = dir.resolve("access.log");
+        String down = "uwsgi://127.0.0.1:" + refused.port();
+        String up = "uwsgi://" + uwsgi.address();
+        try (LogCapture errors = new LogCapture("io.portico.upstream")) {
+            PorticoServer p = TestServers.start("access-log = \"" + log + "\"\n"
+                    + "upstreams { pair { servers = [{ address = \"" + down + "\", max-fails = 0 },"
+                    + " { address = \"" + up + "\", max-fails = 0 }], retries = 1, balance = round-robin } }\n"
+                    + "locations = [ { path = \"/\", proxy = pair } ]\n");
+            try {
+                assertThat(exchange(TestServers.port(p), "GET /logged HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                        .status).isEqualTo(200);
+                org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                        .until(() -> java.nio.file.Files.exists(log) && !java.nio.file.Files.readAllLines(log).isEmpty());
+                assertThat(java.nio.file.Files.readAllLines(log).get(0))
+                        .contains(" uaddr=" + down + ", " + up + " urt=");
+                assertThat(errors.lines()).contains("WARN upstream pair server " + down + ": connect refused");
+            } finally {
+                p.stop();
+            }
         }
     }
 
