@@ -70,6 +70,27 @@ class UpstreamProtocolConfigTest {
     }
 
     @Test
+    void theDumpKeepsProtocolsInlineUpstreamsAndParamsAndReadsBackTheSame() throws Exception {
+        PorticoConfig c = parse("""
+                upstreams { py { servers = ["uwsgi://127.0.0.1:5000"] } }
+                locations = [
+                  { path = "/a/", proxy = py, params = { UWSGI_SCRIPT = "app:app", X = "$host" } },
+                  { path = "/b/", proxy = "http://127.0.0.1:5001/v2/" },
+                  { path = "/c/", proxy = "uwsgi://unix:/run/app.sock" } ]
+                """);
+        String dump = ConfigDump.render(c);
+        assertThat(dump).contains("address = \"uwsgi://127.0.0.1:5000\"", "\"uwsgi://unix:/run/app.sock\" {",
+                "address = \"uwsgi://unix:/run/app.sock\"", "proxy = \"uwsgi://unix:/run/app.sock\"",
+                "params = { \"UWSGI_SCRIPT\" = \"app:app\", \"X\" = \"$host\" }");
+        Path again = prefix.resolve("conf").resolve("again.conf");
+        Files.createDirectories(again.getParent());
+        Files.writeString(again, dump);
+        PorticoConfig back = ConfigLoader.load(again, java.util.Optional.empty());
+        assertThat(ConfigDump.render(back)).isEqualTo(dump);
+        assertThat(back.upstreams().get("uwsgi://unix:/run/app.sock").protocol()).isEqualTo(UpstreamProtocol.UWSGI);
+    }
+
+    @Test
     void aNameThatIsNotAnAddressStillNamesNoUpstream() {
         InvalidConfigException e = org.assertj.core.api.Assertions.catchThrowableOfType(
                 InvalidConfigException.class, () -> parse("locations = [{ path = \"/\", proxy = \"http://app\" }]"));
