@@ -48,6 +48,7 @@ class UwsgiProxyTest {
                 + " { path = \"/\", proxy = py, params = { APP_ENV = \"test\", FROM_HOST = \"$host$uri\","
                 + " SERVER_NAME = \"named.example\" } },\n"
                 + " { path = \"/streamed/\", proxy = \"uwsgi://py\", streaming = true },\n"
+                + " { path = \"/small/\", proxy = py, max-body-size = 10 },\n"
                 + " { path = \"/inline/\", proxy = \"uwsgi://" + uwsgi.address() + "\" },\n"
                 + " { path = \"/nowhere/\", proxy = \"uwsgi://127.0.0.1:" + refused.port() + "\" },\n"
                 + " { path = \"/metrics\", metrics = prometheus } ]\n");
@@ -154,6 +155,32 @@ class UwsgiProxyTest {
         Reply unframed = exchange("GET /unframed HTTP/1.0\r\n\r\n");
         assertThat(unframed.status).isEqualTo(200);
         assertThat(unframed.body).hasSize(1_000_000);
+    }
+
+    @Test
+    void aStreamedLargeResponse() throws IOException {
+        Reply r = exchange("GET /streamed/large?3000000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assertThat(r.status).isEqualTo(200);
+        assertThat(r.body).hasSize(3_000_000);
+    }
+
+    @Test
+    void theResponseHeaderCountLimitHoldsAsForHttp() throws IOException {
+        // 99 fields and Content-Length are the default 100; one more is a 502
+        assertThat(exchange("GET /headers?99 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status)
+                .isEqualTo(200);
+        assertThat(exchange("GET /headers?100 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status)
+                .isEqualTo(502);
+    }
+
+    @Test
+    void bodiesOverTheLocationsLimitAre413EvenChunked() throws IOException {
+        assertThat(exchange("POST /small/x HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\nConnection: close\r\n\r\n"
+                + "hello world").status).isEqualTo(413);
+        assertThat(exchange("POST /small/x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                + "Connection: close\r\n\r\n6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n").status).isEqualTo(413);
+        assertThat(exchange("POST /small/x HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nConnection: close\r\n\r\n"
+                + "hello").text()).endsWith("BODY=hello");
     }
 
     @Test

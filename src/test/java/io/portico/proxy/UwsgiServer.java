@@ -25,13 +25,15 @@ final class UwsgiServer implements AutoCloseable {
     /**
      * Echoes what it received as {@code NAME=value} lines (its string environ, sorted, then {@code BODY=} and the
      * body); {@code /crash} kills its worker before answering (after a line in {@link #crashes}), {@code /slow} answers after 3 s, {@code /large?N}
-     * sends N bytes with a Content-Length, {@code /unframed} 1 MB without one, {@code /status?N} answers N.
+     * sends N bytes with a Content-Length (each also under {@code /streamed/}), {@code /unframed} 1 MB without one, {@code /status?N} answers N, {@code /headers?N} with N headers (and a Content-Length).
      */
     static final String APP = """
             import os, time
 
             def application(environ, start_response):
                 path = environ.get('PATH_INFO', '')
+                if path.startswith('/streamed/'):
+                    path = path[len('/streamed'):]
                 query = environ.get('QUERY_STRING', '')
                 if path == '/crash':
                     with open('crashes', 'a') as f:
@@ -47,6 +49,10 @@ final class UwsgiServer implements AutoCloseable {
                 if path == '/unframed':
                     start_response('200 OK', [('Content-Type', 'text/plain')])
                     return [b'y' * 100000 for _ in range(10)]
+                if path == '/headers':
+                    start_response('200 OK', [('X-H%d' % i, 'v') for i in range(int(query))]
+                                   + [('Content-Length', '0')])
+                    return []
                 if path == '/status':
                     start_response(query + ' Whatever', [('Content-Length', '0')])
                     return []
