@@ -290,6 +290,29 @@ class UwsgiProxyTest {
     }
 
     @Test
+    void overTlsHttpsIsOnAndTheSchemeHttps(@TempDir Path certDir) throws Exception {
+        io.portico.testing.TestCertificates.Issued cert =
+                io.portico.testing.TestCertificates.issue(certDir, "tls", List.of("localhost"));
+        PorticoServer p = TestServers.start("listen = [ { address = \"127.0.0.1:0\", tls { certificates = [ { cert = \""
+                + cert.cert() + "\", key = \"" + cert.key() + "\" } ] } } ]\n"
+                + "locations = [ { path = \"/\", proxy = \"uwsgi://" + uwsgi.address() + "\" } ]\n");
+        try {
+            javax.net.ssl.SSLContext ctx = io.portico.testing.TestCertificates.trusting(cert);
+            try (Socket s = ctx.getSocketFactory().createSocket("127.0.0.1", TestServers.port(p))) {
+                s.setSoTimeout(10_000);
+                s.getOutputStream().write("GET /tls HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                Reply r = Reply.parse(s.getInputStream().readAllBytes(), false);
+                assertThat(r.status).isEqualTo(200);
+                assertThat(r.environ()).containsEntry("HTTPS", "on").containsEntry("REQUEST_SCHEME", "https")
+                        .containsEntry("SERVER_NAME", "localhost");
+            }
+        } finally {
+            p.stop();
+        }
+    }
+
+    @Test
     void theAccessLogAndTheErrorLogNameTheProtocol() throws IOException {
         Path log = dir.resolve("access.log");
         String down = "uwsgi://127.0.0.1:" + refused.port();
