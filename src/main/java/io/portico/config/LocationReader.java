@@ -302,7 +302,9 @@ final class LocationReader {
                 params.put(name, template(h, name, h.string(name)));
             }
         });
-        if (!params.isEmpty() && upstream != null && upstream.protocol() != UpstreamProtocol.UWSGI) {
+        // Set on the location itself only: defaults.location.params may serve the uwsgi locations among others.
+        if (!params.isEmpty() && n.userSet("params") && upstream != null
+                && upstream.protocol() != UpstreamProtocol.UWSGI) {
             n.problem("params", "upstream " + upstream.name() + " speaks " + upstream.protocol().scheme
                     + ", which has no request variables (expected: params on a uwsgi upstream's location;"
                     + " set-request-headers for http)");

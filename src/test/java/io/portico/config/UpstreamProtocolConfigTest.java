@@ -91,6 +91,16 @@ class UpstreamProtocolConfigTest {
     }
 
     @Test
+    void defaultParamsServeTheUwsgiLocationsAndAreNoProblemOnHttpOnes() throws Exception {
+        PorticoConfig c = parse("""
+                defaults.location.params { APP_ENV = "prod" }
+                upstreams { py { servers = ["uwsgi://127.0.0.1:5000"] }, web { servers = ["127.0.0.1:5001"] } }
+                locations = [ { path = "/py/", proxy = py }, { path = "/", proxy = web } ]
+                """);
+        assertThat(((TargetConfig.Proxy) c.locations().get(0).target()).params()).containsOnlyKeys("APP_ENV");
+    }
+
+    @Test
     void aNameThatIsNotAnAddressStillNamesNoUpstream() {
         InvalidConfigException e = org.assertj.core.api.Assertions.catchThrowableOfType(
                 InvalidConfigException.class, () -> parse("locations = [{ path = \"/\", proxy = \"http://app\" }]"));
