@@ -231,6 +231,10 @@ public final class ConfigDump {
                 if (!p.params().isEmpty()) {
                     kv("params", map(p.params()));
                 }
+                p.fastcgiRoot().ifPresent(r -> kv("fastcgi-root", str(r.toString())));
+                if (!p.fastcgiIndex().equals("index.php")) {
+                    kv("fastcgi-index", str(p.fastcgiIndex()));
+                }
         } else if (l.target() instanceof TargetConfig.Metrics m) {
             kv("metrics", m.format());
         } else if (l.target() instanceof TargetConfig.Return r) {

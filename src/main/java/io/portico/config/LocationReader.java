@@ -30,7 +30,7 @@ final class LocationReader {
     private static final Set<String> PROXY_KEYS = Set.of(
             "host", "merge-slashes", "proxy-request-buffering", "proxy-response-buffering", "streaming",
             "client-body-buffer-size", "proxy-buffers", "via", "forwarded-headers", "set-request-headers",
-            "set-response-headers", "params");
+            "set-response-headers", "params", "fastcgi-root", "fastcgi-index");
 
     private final Node root;
     private final Config defaults;
@@ -244,6 +244,9 @@ final class LocationReader {
         } else if (proxy.startsWith("uwsgi://")) {
             scheme = UpstreamProtocol.UWSGI; // like uwsgi_pass, no URI part: PATH_INFO is the request's path
             upstream = proxy.substring(8);
+        } else if (proxy.startsWith("fastcgi://")) {
+            scheme = UpstreamProtocol.FASTCGI; // like fastcgi_pass: no URI part
+            upstream = proxy.substring(10);
         }
         UpstreamConfig named = upstreams.get(upstream);
         if (named == null && scheme != null && upstream.contains(":")) {
@@ -270,9 +273,23 @@ final class LocationReader {
         Map<String, TextTemplate> req = headers(n, "set-request-headers");
         Map<String, TextTemplate> resp = headers(n, "set-response-headers");
         Map<String, TextTemplate> params = params(n, named);
+        Optional<Path> fastcgiRoot = n.optionalString("fastcgi-root").map(paths::resolve);
+        String fastcgiIndex = n.string("fastcgi-index");
+        if (named != null && named.protocol() != UpstreamProtocol.FASTCGI) {
+            for (String key : List.of("fastcgi-root", "fastcgi-index")) {
+                if (n.userSet(key)) {
+                    n.problem(key, "upstream " + named.name() + " speaks " + named.protocol().scheme
+                            + " (expected: " + key + " on a fastcgi upstream's location)");
+                }
+            }
+        }
+        if (fastcgiIndex.isEmpty() || fastcgiIndex.contains("/")) {
+            n.problem("fastcgi-index", "'" + fastcgiIndex + "' (expected: a file name such as index.php)");
+        }
         return new TargetConfig.Proxy(
                 upstream == null ? proxy : upstream, uriPrefix, host.equals("upstream"), requestBuffering,
-                responseBuffering, bodyBuffer, buffers, via, forwarded, req, resp, n.bool("merge-slashes"), params);
+                responseBuffering, bodyBuffer, buffers, via, forwarded, req, resp, n.bool("merge-slashes"), params,
+                fastcgiRoot, fastcgiIndex);
     }
 
     /**
@@ -291,7 +308,7 @@ final class LocationReader {
         return name;
     }
 
-    /** nginx's uwsgi_param: CGI variables of a uwsgi request, meaningless to the other protocols. */
+    /** nginx's uwsgi_param and fastcgi_param: CGI variables of a request, meaningless to HTTP. */
     private static Map<String, TextTemplate> params(Node n, UpstreamConfig upstream) {
         Map<String, TextTemplate> params = new LinkedHashMap<>();
         n.object("params", null).ifPresent(h -> {
@@ -304,10 +321,10 @@ final class LocationReader {
         });
         // Set on the location itself only: defaults.location.params may serve the uwsgi locations among others.
         if (!params.isEmpty() && n.userSet("params") && upstream != null
-                && upstream.protocol() != UpstreamProtocol.UWSGI) {
+                && upstream.protocol() == UpstreamProtocol.HTTP) {
             n.problem("params", "upstream " + upstream.name() + " speaks " + upstream.protocol().scheme
-                    + ", which has no request variables (expected: params on a uwsgi upstream's location;"
-                    + " set-request-headers for http)");
+                    + ", which has no request variables (expected: params on a uwsgi or fastcgi upstream's"
+                    + " location; set-request-headers for http)");
         }
         return Collections.unmodifiableMap(params);
     }
@@ -319,16 +336,15 @@ final class LocationReader {
         return names;
     }
 
-    /** A {@code scheme://} other than http and uwsgi: says what is missing and what to write instead. */
+    /** A {@code scheme://} other than http, uwsgi and fastcgi: says what is missing and what to write instead. */
     private static boolean unsupportedScheme(Node n, String proxy) {
         int colon = proxy.indexOf("://");
-        if (colon < 0 || proxy.startsWith("http://") || proxy.startsWith("uwsgi://")) {
+        if (colon < 0 || proxy.startsWith("http://") || proxy.startsWith("uwsgi://")
+                || proxy.startsWith("fastcgi://")) {
             return false;
         }
         String scheme = proxy.substring(0, colon).toLowerCase(java.util.Locale.ROOT);
         String why = switch (scheme) {
-            case "fastcgi" -> "fastcgi upstreams are not supported yet (issue 26) (expected: proxy = NAME or"
-                    + " \"http://...\" / \"uwsgi://...\"; put PHP-FPM behind an HTTP server meanwhile)";
             case "https" -> "TLS to upstreams is not supported yet (expected: proxy = NAME or \"http://NAME/prefix/\")";
             default -> "'" + scheme + "://' is not a protocol Portico speaks to upstreams"
                     + " (expected: proxy = NAME, \"http://NAME/prefix/\" or \"uwsgi://NAME\")";

@@ -34,7 +34,9 @@ public sealed interface TargetConfig {
      * values of {@code setRequestHeaders} and {@code setResponseHeaders} may hold variables;
      * {@code mergeSlashes = false} forwards the normalized path with its empty segments kept; {@code params} are
      * the variables added to (or replacing) the standard ones of a uwsgi request, like nginx's {@code uwsgi_param},
-     * their values may hold variables.
+     * their values may hold variables; {@code fastcgiRoot} and {@code fastcgiIndex} make a FastCGI request's
+     * {@code SCRIPT_FILENAME} (root + path, the index appended to a path ending in /), as nginx's
+     * {@code $document_root$fastcgi_script_name} with {@code fastcgi_index}.
      */
     record Proxy(
             String upstream,
@@ -49,7 +51,9 @@ public sealed interface TargetConfig {
             Map<String, TextTemplate> setRequestHeaders,
             Map<String, TextTemplate> setResponseHeaders,
             boolean mergeSlashes,
-            Map<String, TextTemplate> params)
+            Map<String, TextTemplate> params,
+            Optional<Path> fastcgiRoot,
+            String fastcgiIndex)
             implements TargetConfig {
 
         /** A proxy without {@code params}. */
@@ -58,7 +62,8 @@ public sealed interface TargetConfig {
                 Set<ForwardedHeader> forwardedHeaders, Map<String, TextTemplate> setRequestHeaders,
                 Map<String, TextTemplate> setResponseHeaders, boolean mergeSlashes) {
             this(upstream, uriPrefix, hostFromUpstream, requestBuffering, responseBuffering, clientBodyBufferSize,
-                    proxyBuffers, via, forwardedHeaders, setRequestHeaders, setResponseHeaders, mergeSlashes, Map.of());
+                    proxyBuffers, via, forwardedHeaders, setRequestHeaders, setResponseHeaders, mergeSlashes, Map.of(),
+                    Optional.empty(), "index.php");
         }
     }
 

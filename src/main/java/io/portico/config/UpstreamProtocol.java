@@ -19,9 +19,10 @@ public enum UpstreamProtocol {
 
     /**
      * Whether a connection may serve more than one request. uWSGI closes every connection after its response (its
-     * protocol has no keep-alive), so a uwsgi connection is never pooled.
+     * protocol has no keep-alive), so a uwsgi connection is never pooled; FastCGI asks for keep-alive with
+     * {@code FCGI_KEEP_CONN}.
      */
     public boolean keepsAlive() {
-        return this == HTTP;
+        return this != UWSGI;
     }
 }

@@ -127,14 +127,9 @@ final class UpstreamReader {
                 rest = address.substring(p.scheme.length() + 3);
             }
         }
-        if (protocol == UpstreamProtocol.FASTCGI) {
-            s.problem(field, "'" + address + "': fastcgi upstreams are not supported yet (issue 26) (expected:"
-                    + " http:// or uwsgi://; put PHP-FPM behind an HTTP server meanwhile)");
-            return Optional.empty();
-        }
         if (rest.contains("://")) {
             s.problem(field, "'" + address + "': '" + rest.substring(0, rest.indexOf("://"))
-                    + "://' is not a protocol Portico speaks to upstreams (expected: http://, uwsgi:// or none)");
+                    + "://' is not a protocol Portico speaks to upstreams (expected: http://, uwsgi://, fastcgi:// or none)");
             return Optional.empty();
         }
         protocols.add(protocol);
@@ -158,7 +153,7 @@ final class UpstreamReader {
             return Optional.of(new UpstreamAddress.Tcp(hp.host(), new InetSocketAddress(ip, hp.port())));
         } catch (IllegalArgumentException e) {
             s.problem(field, "'" + address + "' " + e.getMessage()
-                    + " (expected: \"host:port\" or \"unix:/path\", optionally after http:// or uwsgi://)");
+                    + " (expected: \"host:port\" or \"unix:/path\", optionally after http://, uwsgi:// or fastcgi://)");
         } catch (UnknownHostException e) {
             s.problem(field, "'" + address + "' does not resolve "
                     + "(expected: a resolvable host name or an IP address)");

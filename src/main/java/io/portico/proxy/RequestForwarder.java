@@ -25,7 +25,7 @@ final class RequestForwarder {
     private final Channel clientChannel;
     private final HttpRequest head;
     private final RequestBody buffered; // null: streamed, or no body
-    private final CgiParams variables; // the uwsgi variables the head does not carry; null for HTTP
+    private final CgiParams variables; // the CGI variables the head does not carry (uwsgi, FastCGI); null for HTTP
     private final boolean whole; // came whole without a body: its head is the whole request
     private final ArrayDeque<HttpContent> pending = new ArrayDeque<>(2);
     private boolean clientBodyDone;
@@ -40,10 +40,11 @@ final class RequestForwarder {
         this.clientChannel = client.channel();
         boolean chunked = HttpUtil.isTransferEncodingChunked(request);
         boolean hasBody = chunked || HttpUtil.getContentLength(request, 0L) > 0;
-        boolean uwsgi = settings.pool().config().protocol() == UpstreamProtocol.UWSGI;
-        // uwsgi frames a body by CONTENT_LENGTH only: a chunked one is read whole first, whatever the location says
-        // (nginx's uwsgi_request_buffering does the same).
-        boolean buffer = settings.target().requestBuffering() || (uwsgi && chunked);
+        UpstreamProtocol protocol = settings.pool().config().protocol();
+        boolean cgi = protocol != UpstreamProtocol.HTTP;
+        // A CGI app reads CONTENT_LENGTH bytes: a chunked body is read whole first, whatever the location says
+        // (nginx's uwsgi_request_buffering and fastcgi_request_buffering do the same).
+        boolean buffer = settings.target().requestBuffering() || (cgi && chunked);
         this.buffered = hasBody && buffer && !websocket
                 ? new RequestBody(settings.maxBodySize(), settings.target().clientBodyBufferSize(), settings.files(),
                         clientChannel.eventLoop(), backlog -> {
@@ -55,7 +56,8 @@ final class RequestForwarder {
                         })
                 : null;
         this.head = ForwardedRequest.build(client, request, settings, websocket);
-        this.variables = uwsgi ? UwsgiVariables.of(client, request, settings) : null;
+        this.variables = cgi
+                ? CgiVariables.of(client, request, settings, protocol == UpstreamProtocol.FASTCGI) : null;
         // A request without a body arrives whole (see server.ServerCodec) and goes upstream as one message; its
         // end, which the exchange still hands over as a separate part, is not sent again.
         this.whole = head instanceof FullHttpRequest;

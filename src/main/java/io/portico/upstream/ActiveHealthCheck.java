@@ -80,6 +80,8 @@ final class ActiveHealthCheck {
                         if (server.protocol() == UpstreamProtocol.UWSGI) {
                             // The same GET as a uwsgi packet; uWSGI answers it in HTTP.
                             ch.pipeline().addLast(new HttpResponseDecoder(), new UwsgiEncoder(new ArrayDeque<>()));
+                        } else if (server.protocol() == UpstreamProtocol.FASTCGI) {
+                            FastCgiCodec.addTo(ch.pipeline(), 16 * 1024, 100, false, null);
                         } else {
                             ch.pipeline().addLast(new HttpClientCodec());
                         }
@@ -127,7 +129,7 @@ final class ActiveHealthCheck {
             req.headers().set(HttpHeaderNames.HOST, server.hostHeader());
             req.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
             req.headers().set(HttpHeaderNames.USER_AGENT, "portico-health-check");
-            if (server.protocol() == UpstreamProtocol.UWSGI) {
+            if (server.protocol() != UpstreamProtocol.HTTP) {
                 f.channel().write(healthCheckVariables());
             }
             f.channel().writeAndFlush(req);

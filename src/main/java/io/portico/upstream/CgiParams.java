@@ -28,6 +28,11 @@ public final class CgiParams {
         return new Builder();
     }
 
+    /** A normalized path percent-decoded as PATH_INFO is (one char per byte), for the variables built from it. */
+    public static String decodedPath(String path) {
+        return CgiEnvironment.percentDecoded(path);
+    }
+
     /** Whether the set has {@code name}: the encoder then does not derive it. */
     boolean has(String name) {
         return names.contains(name);

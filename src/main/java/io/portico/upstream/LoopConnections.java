@@ -108,6 +108,9 @@ public final class LoopConnections {
                             ch.attr(CONNECTION).set(c);
                             if (config.protocol() == UpstreamProtocol.UWSGI) {
                                 UwsgiCodec.addTo(ch.pipeline(), decoder, config.proxyMaxHeaderCount());
+                            } else if (config.protocol() == UpstreamProtocol.FASTCGI) {
+                                FastCgiCodec.addTo(ch.pipeline(), config.proxyMaxHeaderSize(),
+                                        config.proxyMaxHeaderCount(), config.keepalive() > 0, server.errorLog());
                             } else {
                                 UpstreamCodec.addTo(ch.pipeline(), decoder, config.proxyMaxHeaderCount());
                             }

@@ -24,16 +24,12 @@ class ProblemMessagesTest {
     }
 
     @Test
-    void fastcgiIsNotSupportedYetAndSaysWhatToWrite() {
+    void fastcgiOptionsOnAnotherProtocolAreRefused() {
         assertThat(problems("""
-                upstreams { php { servers = ["fastcgi://127.0.0.1:9000"] } }
-                locations = [{ path = "/", proxy = "fastcgi://127.0.0.1:9000" }]""")).containsExactlyInAnyOrder(
-                "x.conf:2: portico.upstreams.php.servers.0.address: 'fastcgi://127.0.0.1:9000': fastcgi upstreams"
-                        + " are not supported yet (issue 26) (expected: http:// or uwsgi://; put PHP-FPM behind an"
-                        + " HTTP server meanwhile)",
-                "x.conf:3: portico.locations.0.proxy: 'fastcgi://127.0.0.1:9000': fastcgi upstreams are not"
-                        + " supported yet (issue 26) (expected: proxy = NAME or \"http://...\" / \"uwsgi://...\";"
-                        + " put PHP-FPM behind an HTTP server meanwhile)");
+                upstreams { app { servers = ["uwsgi://127.0.0.1:5000"] } }
+                locations = [{ path = "/", proxy = app, fastcgi-root = "/srv/www" }]""")).containsExactly(
+                "x.conf:3: portico.locations.0.fastcgi-root: upstream app speaks uwsgi"
+                        + " (expected: fastcgi-root on a fastcgi upstream's location)");
     }
 
     @Test
@@ -51,8 +47,8 @@ class ProblemMessagesTest {
                 upstreams { app { servers = ["127.0.0.1:5000"] } }
                 locations = [{ path = "/", proxy = app, params = { UWSGI_SCRIPT = "app:app" } }]"""))
                 .containsExactly("x.conf:3: portico.locations.0.params: upstream app speaks http, which has no"
-                        + " request variables (expected: params on a uwsgi upstream's location;"
-                        + " set-request-headers for http)");
+                        + " request variables (expected: params on a uwsgi or fastcgi upstream's"
+                        + " location; set-request-headers for http)");
     }
 
     @Test
@@ -91,7 +87,7 @@ class ProblemMessagesTest {
     void autoindexOnAProxyLocationIsNamedAsSuchEvenWhenItsProxyCannotBeRead() {
         assertThat(problems("""
                 upstreams { app { servers = ["127.0.0.1:5000"] } }
-                locations = [{ path = "/", proxy = "fastcgi://app", autoindex = true }]"""))
+                locations = [{ path = "/", proxy = "grpc://app", autoindex = true }]"""))
                 .hasSize(2)
                 .contains("x.conf:3: portico.locations.0.autoindex: has no effect on a proxy location");
         assertThat(problems("""

@@ -76,12 +76,15 @@ class UpstreamProtocolConfigTest {
                 locations = [
                   { path = "/a/", proxy = py, params = { UWSGI_SCRIPT = "app:app", X = "$host" } },
                   { path = "/b/", proxy = "http://127.0.0.1:5001/v2/" },
-                  { path = "/c/", proxy = "uwsgi://unix:/run/app.sock" } ]
+                  { path = "/c/", proxy = "uwsgi://unix:/run/app.sock" },
+                  { path = "/d/", proxy = "fastcgi://127.0.0.1:9000", fastcgi-root = "/srv/www",
+                    fastcgi-index = "main.php" } ]
                 """);
         String dump = ConfigDump.render(c);
         assertThat(dump).contains("address = \"uwsgi://127.0.0.1:5000\"", "\"uwsgi://unix:/run/app.sock\" {",
                 "address = \"uwsgi://unix:/run/app.sock\"", "proxy = \"uwsgi://unix:/run/app.sock\"",
-                "params = { \"UWSGI_SCRIPT\" = \"app:app\", \"X\" = \"$host\" }");
+                "params = { \"UWSGI_SCRIPT\" = \"app:app\", \"X\" = \"$host\" }",
+                "address = \"fastcgi://127.0.0.1:9000\"", "fastcgi-root = \"/srv/www\"", "fastcgi-index = \"main.php\"");
         Path again = prefix.resolve("conf").resolve("again.conf");
         Files.createDirectories(again.getParent());
         Files.writeString(again, dump);

@@ -99,8 +99,8 @@ class UwsgiEncoderTest {
 
     @Test
     void percentDecodingKeepsWhatIsNotAnEncoding() {
-        assertThat(UwsgiEncoder.percentDecoded("/a%2Fb%41%zz%4")).isEqualTo("/a/bA%zz%4");
-        assertThat(UwsgiEncoder.percentDecoded("/plain")).isEqualTo("/plain");
+        assertThat(CgiEnvironment.percentDecoded("/a%2Fb%41%zz%4")).isEqualTo("/a/bA%zz%4");
+        assertThat(CgiEnvironment.percentDecoded("/plain")).isEqualTo("/plain");
     }
 
     /** The variables of a packet as NAME=value, in order (latin-1: one char per byte). */
