@@ -136,11 +136,20 @@ final class ActiveHealthCheck {
         });
     }
 
-    /** What a WSGI app needs besides what the encoder derives from the GET (PEP 3333 requires SERVER_*). */
+    /**
+     * What an app needs besides what the encoder derives from the GET (PEP 3333 requires SERVER_*); FastCGI's
+     * SCRIPT_NAME and SCRIPT_FILENAME too.
+     */
     private CgiParams healthCheckVariables() {
         String host = server.hostHeader();
         int colon = host.lastIndexOf(':');
+        String path = config.path();
+        int q = path.indexOf('?');
         return CgiParams.builder()
+                // PHP-FPM answers its ping.path (and status.path) before it opens a script, from these two:
+                // ping.path = /health is a check. (A check names no location, so no fastcgi-root.)
+                .set("SCRIPT_NAME", q < 0 ? path : path.substring(0, q))
+                .set("SCRIPT_FILENAME", q < 0 ? path : path.substring(0, q))
                 .set("SERVER_PROTOCOL", "HTTP/1.1")
                 .set("REQUEST_SCHEME", "http")
                 .set("SERVER_NAME", colon < 0 ? host : host.substring(0, colon))

@@ -147,6 +147,26 @@ class FastCgiProxyTest {
                 .isEqualTo(502);
     }
 
+    @Test
+    void healthChecksSpeakFastcgiAndPhpFpmsPingPathAnswersThem() throws IOException {
+        String check = " health-check { interval = 100ms, timeout = 1s, rise = 1, fall = 1, path = ";
+        PorticoServer p = TestServers.start("upstreams {\n"
+                + " sick { servers = [\"fastcgi://" + fpm.address() + "\"]," + check + "\"/no-ping\" } }\n"
+                + " well { servers = [\"fastcgi://" + fpm.address() + "\"]," + check + "\"/ping\" } } }\n"
+                + "locations = [ { path = \"/sick/\", proxy = sick, fastcgi-root = \"" + fpm.root() + "\" },"
+                + " { path = \"/\", proxy = well, fastcgi-root = \"" + fpm.root() + "\" } ]\n");
+        try {
+            int port = TestServers.port(p);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() ->
+                    UwsgiProxyTest.exchange(port, "GET /sick/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                            .status() == 502);
+            assertThat(UwsgiProxyTest.exchange(port, "GET /index.php HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                    .status()).isEqualTo(200);
+        } finally {
+            p.stop();
+        }
+    }
+
     static Reply exchange(String request) throws IOException {
         return UwsgiProxyTest.exchange(port, request);
     }

@@ -72,7 +72,7 @@ final class PhpFpmServer implements AutoCloseable {
         Path conf = dir.resolve("fpm.conf");
         Files.writeString(conf, "[global]\nerror_log = " + log + "\ndaemonize = no\npid = " + dir.resolve("fpm.pid")
                 + "\n[www]\n" + (root ? "user = root\ngroup = root\n" : "") + "listen = 127.0.0.1:" + port
-                + "\npm = static\npm.max_children = 3\nclear_env = no\n");
+                + "\npm = static\npm.max_children = 3\nclear_env = no\nping.path = /ping\n");
         ProcessBuilder pb = root
                 ? new ProcessBuilder(binary.get().toString(), "-F", "-y", conf.toString(), "-R")
                 : new ProcessBuilder(binary.get().toString(), "-F", "-y", conf.toString());
