@@ -259,6 +259,10 @@ final class FastCgiDecoder extends ByteToMessageDecoder {
     /** A malformed response: one failed message, the rest of the connection dropped. */
     private void fail(ByteBuf in, List<Object> out, String why) {
         broken = true;
+        if (head != null) {
+            head.release();
+            head = null;
+        }
         in.skipBytes(in.readableBytes());
         MalformedResponseException cause = new MalformedResponseException(why);
         if (headDone) {
