@@ -167,6 +167,25 @@ class FastCgiProxyTest {
         }
     }
 
+    @Test
+    void overAUnixSocket(@TempDir Path sockDir) throws IOException {
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.netty.channel.epoll.Epoll.isAvailable(),
+                "unix socket upstreams need epoll");
+        try (PhpFpmServer overUnix = PhpFpmServer.start(sockDir, true)) {
+            PorticoServer p = TestServers.start("locations = [ { path = \"/\", proxy = \"fastcgi://"
+                    + overUnix.address() + "\", fastcgi-root = \"" + overUnix.root() + "\" } ]\n");
+            try {
+                Reply r = UwsgiProxyTest.exchange(TestServers.port(p), "POST /echo.php?u HTTP/1.1\r\nHost: x\r\n"
+                        + "Content-Length: 3\r\nConnection: close\r\n\r\nabc");
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.environ()).containsEntry("QUERY_STRING", "u");
+                assertThat(r.text()).endsWith("BODY=abc");
+            } finally {
+                p.stop();
+            }
+        }
+    }
+
     static Reply exchange(String request) throws IOException {
         return UwsgiProxyTest.exchange(port, request);
     }

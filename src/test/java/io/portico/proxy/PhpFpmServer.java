@@ -51,6 +51,11 @@ final class PhpFpmServer implements AutoCloseable {
     }
 
     static PhpFpmServer start(Path dir) throws IOException {
+        return start(dir, false);
+    }
+
+    /** With {@code unix}, on {@code dir/fpm.sock} instead of a loopback port. */
+    static PhpFpmServer start(Path dir, boolean unix) throws IOException {
         Optional<Path> binary = binary();
         String why = "php-fpm is not installed (apt-get install -y php-fpm)";
         if (binary.isEmpty()
@@ -71,13 +76,14 @@ final class PhpFpmServer implements AutoCloseable {
         Path log = dir.resolve("fpm.log");
         Path conf = dir.resolve("fpm.conf");
         Files.writeString(conf, "[global]\nerror_log = " + log + "\ndaemonize = no\npid = " + dir.resolve("fpm.pid")
-                + "\n[www]\n" + (root ? "user = root\ngroup = root\n" : "") + "listen = 127.0.0.1:" + port
+                + "\n[www]\n" + (root ? "user = root\ngroup = root\n" : "") + "listen = " + (unix ? dir.resolve("fpm.sock").toString() : "127.0.0.1:" + port)
                 + "\npm = static\npm.max_children = 3\nclear_env = no\nping.path = /ping\n");
         ProcessBuilder pb = root
                 ? new ProcessBuilder(binary.get().toString(), "-F", "-y", conf.toString(), "-R")
                 : new ProcessBuilder(binary.get().toString(), "-F", "-y", conf.toString());
         Process p = pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        PhpFpmServer server = new PhpFpmServer(p, port, www, log);
+        PhpFpmServer server = new PhpFpmServer(p, unix ? -1 : port, www, log);
+        server.unixSocket = unix ? dir.resolve("fpm.sock") : null;
         server.awaitListening();
         return server;
     }
@@ -98,8 +104,11 @@ final class PhpFpmServer implements AutoCloseable {
         return Optional.empty();
     }
 
+    private Path unixSocket;
+
+    /** As an upstream server names it without the scheme: 127.0.0.1:PORT or unix:/path. */
     String address() {
-        return "127.0.0.1:" + port;
+        return unixSocket != null ? "unix:" + unixSocket : "127.0.0.1:" + port;
     }
 
     Path root() {
@@ -109,20 +118,35 @@ final class PhpFpmServer implements AutoCloseable {
     private void awaitListening() throws IOException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (System.nanoTime() < deadline && process.isAlive()) {
+            if (unixSocket != null) {
+                try (java.nio.channels.SocketChannel c =
+                        java.nio.channels.SocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+                    c.connect(java.net.UnixDomainSocketAddress.of(unixSocket));
+                    return;
+                } catch (IOException notYet) {
+                    pause();
+                    continue;
+                }
+            }
             try (Socket s = new Socket()) {
                 s.connect(new InetSocketAddress("127.0.0.1", port), 200);
                 return;
             } catch (IOException notYet) {
-                try {
-                    Thread.sleep(50); // a process we do not own the readiness of: nothing to wait on
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                pause();
             }
         }
         String output = Files.exists(log) ? Files.readString(log) : "(no log)";
         close();
         throw new IllegalStateException("php-fpm did not start: " + output);
+    }
+
+    /** Polling a process we do not own the readiness of: there is no future to wait on. */
+    private static void pause() {
+        try {
+            Thread.sleep(50);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override
