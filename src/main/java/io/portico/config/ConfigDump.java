@@ -154,11 +154,12 @@ public final class ConfigDump {
     }
 
     private void upstream(UpstreamConfig u) {
-        open(u.name());
+        open(name(u.name())); // an implicit upstream is named by its address: quoted
+        String scheme = u.protocol() == UpstreamProtocol.HTTP ? "" : u.protocol().scheme + "://";
         line("servers = [");
         depth++;
         for (UpstreamServerConfig s : u.servers()) {
-            line("{ address = " + str(s.address().toString()) + ", weight = " + s.weight() + ", max-fails = "
+            line("{ address = " + str(scheme + s.address()) + ", weight = " + s.weight() + ", max-fails = "
                     + s.maxFails() + ", fail-timeout = " + dur(s.failTimeout()) + ", backup = " + s.backup() + " }");
         }
         depth--;
@@ -235,7 +236,7 @@ public final class ConfigDump {
                 kv("expires", s.expires().map(ConfigDump::dur).orElse("null"));
                 kv("cache-control", s.cacheControl().map(ConfigDump::str).orElse("null"));
         } else if (l.target() instanceof TargetConfig.Proxy p) {
-                kv("proxy", p.uriPrefix().map(u -> str("http://" + p.upstream() + u)).orElse(p.upstream()));
+                kv("proxy", p.uriPrefix().map(u -> str("http://" + p.upstream() + u)).orElse(name(p.upstream())));
                 kv("host", p.hostFromUpstream() ? "upstream" : "client");
                 kv("proxy-request-buffering", p.requestBuffering());
                 kv("proxy-response-buffering", p.responseBuffering());
@@ -245,6 +246,13 @@ public final class ConfigDump {
                 kv("forwarded-headers", list(p.forwardedHeaders().stream().map(h -> h.header).toList()));
                 kv("set-request-headers", map(p.setRequestHeaders()));
                 kv("set-response-headers", map(p.setResponseHeaders()));
+                if (!p.params().isEmpty()) {
+                    kv("params", map(p.params()));
+                }
+                p.fastcgiRoot().ifPresent(r -> kv("fastcgi-root", str(r.toString())));
+                if (!p.fastcgiIndex().equals("index.php")) {
+                    kv("fastcgi-index", str(p.fastcgiIndex()));
+                }
         } else if (l.target() instanceof TargetConfig.Metrics m) {
             kv("metrics", m.format());
         } else if (l.target() instanceof TargetConfig.Status st) {
@@ -281,6 +289,11 @@ public final class ConfigDump {
 
     private void line(String text) {
         out.append("  ".repeat(depth)).append(text).append('\n');
+    }
+
+    /** A name as a HOCON key or value: bare when it is a plain word, else quoted. */
+    private static String name(String s) {
+        return s.matches("[A-Za-z0-9_-]+") ? s : str(s);
     }
 
     static String str(String s) {

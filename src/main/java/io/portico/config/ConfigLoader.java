@@ -93,13 +93,14 @@ public final class ConfigLoader {
         StaticConfig staticConfig = root.object("static", null).map(ConfigLoader::readStatic).orElseThrow();
         List<Cidr> trusted = readCidrs(root, "trusted-proxies");
         List<Cidr> unlimited = readCidrs(root, "allow-unlimited");
-        Map<String, UpstreamConfig> upstreams = UpstreamReader.readAll(root, defaults);
+        // The locations add the implicit upstreams of their inline addresses (proxy = "uwsgi://127.0.0.1:5000").
+        Map<String, UpstreamConfig> upstreams = new java.util.LinkedHashMap<>(UpstreamReader.readAll(root, defaults));
         Map<String, RateLimitZoneConfig> rateLimits = RateLimitReader.readZones(root, defaults);
         Map<String, LimitConnConfig> limitConn = RateLimitReader.readLimitConn(root, defaults);
         List<LocationConfig> locations =
-                new LocationReader(root, defaults, paths, upstreams.keySet(), rateLimits.keySet(), limitConn.keySet())
+                new LocationReader(root, defaults, paths, upstreams, rateLimits.keySet(), limitConn.keySet())
                         .readAll();
-        List<HostConfig> hosts = new HostReader(root, defaults, paths, upstreams.keySet(), rateLimits.keySet(),
+        List<HostConfig> hosts = new HostReader(root, defaults, paths, upstreams, rateLimits.keySet(),
                 limitConn.keySet(), listen).readAll();
         DemoAppConfig demoApp = root.object("demo-app", null).map(n -> readDemoApp(n, paths)).orElseThrow();
         Http2Config http2 = root.object("http2", null).map(ConfigLoader::readHttp2).orElseThrow();
@@ -110,8 +111,8 @@ public final class ConfigLoader {
         }
         return new PorticoConfig(
                 file, prefix, listen, workers, transport, accessLog, shutdownTimeout, limits,
-                staticConfig, trusted, unlimited, upstreams, rateLimits, limitConn, locations, demoApp, hosts, http2,
-                drainDelay);
+                staticConfig, trusted, unlimited, Map.copyOf(upstreams), rateLimits, limitConn, locations, demoApp, hosts,
+                http2, drainDelay);
     }
 
     /** {@code defaults} holds only the sections and keys that reference.conf has there. */

@@ -21,12 +21,12 @@ final class HostReader {
     private final Node root;
     private final Config defaults;
     private final Paths paths;
-    private final Set<String> upstreams;
+    private final Map<String, UpstreamConfig> upstreams;
     private final Set<String> zones;
     private final Set<String> connZones;
     private final List<ListenerConfig> listeners;
 
-    HostReader(Node root, Config defaults, Paths paths, Set<String> upstreams, Set<String> zones,
+    HostReader(Node root, Config defaults, Paths paths, Map<String, UpstreamConfig> upstreams, Set<String> zones,
             Set<String> connZones, List<ListenerConfig> listeners) {
         this.listeners = listeners;
         this.root = root;

@@ -32,20 +32,24 @@ final class LocationReader {
     private static final Set<String> PROXY_KEYS = Set.of(
             "host", "merge-slashes", "proxy-request-buffering", "proxy-response-buffering", "streaming",
             "client-body-buffer-size", "proxy-buffers", "via", "forwarded-headers", "set-request-headers",
-            "set-response-headers");
+            "set-response-headers", "params", "fastcgi-root", "fastcgi-index");
 
     private static final List<Cidr> LOOPBACK = List.of(Cidr.parse("127.0.0.0/8"), Cidr.parse("::1/128"));
 
     private final Node root;
     private final Config defaults;
     private final Paths paths;
-    private final Set<String> upstreams;
+    /** The named upstreams, and the implicit ones of inline addresses, which this reader adds. */
+    private final Map<String, UpstreamConfig> upstreams;
+    private final Config allDefaults;
     private final Set<String> zones;
     private final Set<String> connZones;
 
     LocationReader(
-            Node root, Config defaults, Paths paths, Set<String> upstreams, Set<String> zones, Set<String> connZones) {
+            Node root, Config defaults, Paths paths, Map<String, UpstreamConfig> upstreams, Set<String> zones,
+            Set<String> connZones) {
         this.root = root;
+        this.allDefaults = defaults;
         this.defaults = defaults.getConfig("location");
         this.paths = paths;
         this.upstreams = upstreams;
@@ -202,9 +206,8 @@ final class LocationReader {
             } else if (t.startsWith("@")) {
                 if (i != tryFiles.size() - 1) {
                     n.problem("try-files", "'" + t + "' must come last (expected: a fallback @upstream at the end)");
-                } else if (!upstreams.contains(t.substring(1))) {
-                    n.problem("try-files", "'" + t + "' names no upstream (expected: one of "
-                            + new java.util.TreeSet<>(upstreams) + ")");
+                } else if (!upstreams.containsKey(t.substring(1))) {
+                    n.problem("try-files", "'" + t + "' names no upstream (expected: one of " + named() + ")");
                 }
             } else if (!t.startsWith("$uri") && !t.startsWith("/")) {
                 n.problem("try-files", "'" + t + "' (expected: $uri, $uri/..., /path, a last @upstream or =CODE)");
@@ -241,15 +244,31 @@ final class LocationReader {
         }
         String upstream = proxy;
         Optional<String> uriPrefix = Optional.empty();
+        UpstreamProtocol scheme = null; // none written: a name
         if (proxy.startsWith("http://")) {
+            scheme = UpstreamProtocol.HTTP;
             String rest = proxy.substring(7);
-            int slash = rest.indexOf('/');
+            // nginx's proxy_pass http://unix:/path has no URI part here: the whole rest is the socket
+            int slash = rest.startsWith("unix:") ? -1 : rest.indexOf('/');
             upstream = slash < 0 ? rest : rest.substring(0, slash);
             uriPrefix = slash < 0 ? Optional.empty() : Optional.of(rest.substring(slash));
+        } else if (proxy.startsWith("uwsgi://")) {
+            scheme = UpstreamProtocol.UWSGI; // like uwsgi_pass, no URI part: PATH_INFO is the request's path
+            upstream = proxy.substring(8);
+        } else if (proxy.startsWith("fastcgi://")) {
+            scheme = UpstreamProtocol.FASTCGI; // like fastcgi_pass: no URI part
+            upstream = proxy.substring(10);
         }
-        if (!upstreams.contains(upstream)) {
-            n.problem("proxy", "'" + upstream + "' names no upstream (expected: one of "
-                    + new java.util.TreeSet<>(upstreams) + ")");
+        UpstreamConfig named = upstreams.get(upstream);
+        if (named == null && scheme != null && upstream.contains(":")) {
+            upstream = implicitUpstream(n, scheme, upstream);
+            named = upstream == null ? null : upstreams.get(upstream);
+        } else if (named == null) {
+            n.problem("proxy", "'" + upstream + "' names no upstream (expected: one of " + named()
+                    + ", or an address such as \"http://127.0.0.1:5000\" or \"uwsgi://unix:/run/app.sock\")");
+        } else if (scheme != null && named.protocol() != scheme) {
+            n.problem("proxy", "'" + proxy + "': upstream " + upstream + " speaks " + named.protocol().scheme
+                    + " (expected: " + named.protocol().scheme + "://" + upstream + " or " + upstream + ")");
         }
         String host = n.string("host");
         if (!host.equals("client") && !host.equals("upstream")) {
@@ -264,26 +283,82 @@ final class LocationReader {
         Set<ForwardedHeader> forwarded = forwardedHeaders(n);
         Map<String, TextTemplate> req = headers(n, "set-request-headers");
         Map<String, TextTemplate> resp = headers(n, "set-response-headers");
+        Map<String, TextTemplate> params = params(n, named);
+        Optional<Path> fastcgiRoot = n.optionalString("fastcgi-root").map(paths::resolve);
+        String fastcgiIndex = n.string("fastcgi-index");
+        if (named != null && named.protocol() != UpstreamProtocol.FASTCGI) {
+            for (String key : List.of("fastcgi-root", "fastcgi-index")) {
+                if (n.userSet(key)) {
+                    n.problem(key, "upstream " + named.name() + " speaks " + named.protocol().scheme
+                            + " (expected: " + key + " on a fastcgi upstream's location)");
+                }
+            }
+        }
+        if (fastcgiIndex.isEmpty() || fastcgiIndex.contains("/")) {
+            n.problem("fastcgi-index", "'" + fastcgiIndex + "' (expected: a file name such as index.php)");
+        }
         return new TargetConfig.Proxy(
-                upstream, uriPrefix, host.equals("upstream"), requestBuffering, responseBuffering, bodyBuffer, buffers,
-                via, forwarded, req, resp, n.bool("merge-slashes"));
+                upstream == null ? proxy : upstream, uriPrefix, host.equals("upstream"), requestBuffering,
+                responseBuffering, bodyBuffer, buffers, via, forwarded, req, resp, n.bool("merge-slashes"), params,
+                fastcgiRoot, fastcgiIndex);
     }
 
-    /** A {@code scheme://} other than http: says what is missing and what to write instead. */
+    /**
+     * The implicit upstream of an inline address, with the defaults; one per address, shared by the locations that
+     * name it. Its name is the address as written after an http:// scheme, and with its scheme otherwise.
+     */
+    private String implicitUpstream(Node n, UpstreamProtocol scheme, String address) {
+        String name = scheme == UpstreamProtocol.HTTP ? address : scheme.scheme + "://" + address;
+        if (!upstreams.containsKey(name)) {
+            UpstreamConfig u = UpstreamReader.implicit(n, "proxy", name, allDefaults);
+            if (u == null) {
+                return null;
+            }
+            upstreams.put(name, u);
+        }
+        return name;
+    }
+
+    /** nginx's uwsgi_param and fastcgi_param: CGI variables of a request, meaningless to HTTP. */
+    private static Map<String, TextTemplate> params(Node n, UpstreamConfig upstream) {
+        Map<String, TextTemplate> params = new LinkedHashMap<>();
+        n.object("params", null).ifPresent(h -> {
+            for (String name : h.keys()) {
+                if (!name.matches("[A-Za-z0-9_.-]+")) {
+                    h.problem(name, "'" + name + "' is not a variable name (expected: letters, digits, _ . -)");
+                }
+                params.put(name, template(h, name, h.string(name)));
+            }
+        });
+        // Set on the location itself only: defaults.location.params may serve the uwsgi locations among others.
+        if (!params.isEmpty() && n.userSet("params") && upstream != null
+                && upstream.protocol() == UpstreamProtocol.HTTP) {
+            n.problem("params", "upstream " + upstream.name() + " speaks " + upstream.protocol().scheme
+                    + ", which has no request variables (expected: params on a uwsgi or fastcgi upstream's"
+                    + " location; set-request-headers for http)");
+        }
+        return Collections.unmodifiableMap(params);
+    }
+
+    /** The named upstreams, for messages: the implicit ones are not names anyone wrote. */
+    private java.util.TreeSet<String> named() {
+        java.util.TreeSet<String> names = new java.util.TreeSet<>();
+        upstreams.keySet().stream().filter(k -> !k.contains(":")).forEach(names::add);
+        return names;
+    }
+
+    /** A {@code scheme://} other than http, uwsgi and fastcgi: says what is missing and what to write instead. */
     private static boolean unsupportedScheme(Node n, String proxy) {
         int colon = proxy.indexOf("://");
-        if (colon < 0 || proxy.startsWith("http://")) {
+        if (colon < 0 || proxy.startsWith("http://") || proxy.startsWith("uwsgi://")
+                || proxy.startsWith("fastcgi://")) {
             return false;
         }
         String scheme = proxy.substring(0, colon).toLowerCase(java.util.Locale.ROOT);
         String why = switch (scheme) {
-            case "uwsgi", "fastcgi" -> scheme + " upstreams are not supported yet (issue 26)"
-                    + " (expected: proxy = NAME, an upstream speaking HTTP: start uWSGI with --http-socket"
-                    + " 127.0.0.1:5000, PHP-FPM behind an HTTP server, and upstreams { NAME { servers ="
-                    + " [\"127.0.0.1:5000\"] } })";
             case "https" -> "TLS to upstreams is not supported yet (expected: proxy = NAME or \"http://NAME/prefix/\")";
             default -> "'" + scheme + "://' is not a protocol Portico speaks to upstreams"
-                    + " (expected: proxy = NAME or \"http://NAME/prefix/\")";
+                    + " (expected: proxy = NAME, \"http://NAME/prefix/\" or \"uwsgi://NAME\")";
         };
         n.problem("proxy", "'" + proxy + "': " + why);
         return true;

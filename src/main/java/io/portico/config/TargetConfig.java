@@ -32,7 +32,11 @@ public sealed interface TargetConfig {
      * An upstream pool. {@code uriPrefix}, when present, replaces the location prefix like nginx's
      * {@code proxy_pass http://app/prefix/}; {@code forwardedHeaders} are the forwarding headers Portico sets; the
      * values of {@code setRequestHeaders} and {@code setResponseHeaders} may hold variables;
-     * {@code mergeSlashes = false} forwards the normalized path with its empty segments kept.
+     * {@code mergeSlashes = false} forwards the normalized path with its empty segments kept; {@code params} are
+     * the variables added to (or replacing) the standard ones of a uwsgi request, like nginx's {@code uwsgi_param},
+     * their values may hold variables; {@code fastcgiRoot} and {@code fastcgiIndex} make a FastCGI request's
+     * {@code SCRIPT_FILENAME} (root + path, the index appended to a path ending in /), as nginx's
+     * {@code $document_root$fastcgi_script_name} with {@code fastcgi_index}.
      */
     record Proxy(
             String upstream,
@@ -46,8 +50,22 @@ public sealed interface TargetConfig {
             Set<ForwardedHeader> forwardedHeaders,
             Map<String, TextTemplate> setRequestHeaders,
             Map<String, TextTemplate> setResponseHeaders,
-            boolean mergeSlashes)
-            implements TargetConfig {}
+            boolean mergeSlashes,
+            Map<String, TextTemplate> params,
+            Optional<Path> fastcgiRoot,
+            String fastcgiIndex)
+            implements TargetConfig {
+
+        /** A proxy without {@code params}. */
+        public Proxy(String upstream, Optional<String> uriPrefix, boolean hostFromUpstream, boolean requestBuffering,
+                boolean responseBuffering, long clientBodyBufferSize, long proxyBuffers, boolean via,
+                Set<ForwardedHeader> forwardedHeaders, Map<String, TextTemplate> setRequestHeaders,
+                Map<String, TextTemplate> setResponseHeaders, boolean mergeSlashes) {
+            this(upstream, uriPrefix, hostFromUpstream, requestBuffering, responseBuffering, clientBodyBufferSize,
+                    proxyBuffers, via, forwardedHeaders, setRequestHeaders, setResponseHeaders, mergeSlashes, Map.of(),
+                    Optional.empty(), "index.php");
+        }
+    }
 
     /** A fixed answer: a redirect when {@code location} is set, else {@code body}; both may hold variables. */
     record Return(int status, Optional<TextTemplate> location, TextTemplate body) implements TargetConfig {}

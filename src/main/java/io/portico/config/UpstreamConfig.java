@@ -10,6 +10,7 @@ import java.util.Optional;
  * @param proxyMaxHeaderSize bytes of a response's header field lines at most, line endings not counted (the status
  *     line has its own bound); beyond it the response is a 502
  * @param proxyMaxHeaderCount header fields of a response at most; beyond it the response is a 502
+ * @param protocol what every server of the pool speaks
  */
 public record UpstreamConfig(
         String name,
@@ -27,7 +28,18 @@ public record UpstreamConfig(
         int retries,
         Optional<HealthCheckConfig> healthCheck,
         int proxyMaxHeaderSize,
-        int proxyMaxHeaderCount) {
+        int proxyMaxHeaderCount,
+        UpstreamProtocol protocol) {
+
+    /** An HTTP upstream. */
+    public UpstreamConfig(String name, List<UpstreamServerConfig> servers, Balance balance, String hashKey,
+            int keepalive, Duration keepaliveTimeout, int maxConnections, int maxQueue, Duration queueTimeout,
+            Duration connectTimeout, Duration sendTimeout, Duration readTimeout, int retries,
+            Optional<HealthCheckConfig> healthCheck, int proxyMaxHeaderSize, int proxyMaxHeaderCount) {
+        this(name, servers, balance, hashKey, keepalive, keepaliveTimeout, maxConnections, maxQueue, queueTimeout,
+                connectTimeout, sendTimeout, readTimeout, retries, healthCheck, proxyMaxHeaderSize,
+                proxyMaxHeaderCount, UpstreamProtocol.HTTP);
+    }
 
     public enum Balance {
         ROUND_ROBIN,

@@ -2,6 +2,7 @@ package io.portico.config;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigObject;
+import com.typesafe.config.ConfigOrigin;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
 import java.net.InetAddress;
@@ -10,10 +11,12 @@ import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /** Reads {@code upstreams}: pools, their servers (resolved once, here, never on an event loop) and health checks. */
 final class UpstreamReader {
@@ -28,17 +31,18 @@ final class UpstreamReader {
 
     private static UpstreamConfig read(String name, Node n, Config defaults) {
         List<UpstreamServerConfig> servers = new ArrayList<>();
+        Set<UpstreamProtocol> protocols = EnumSet.noneOf(UpstreamProtocol.class);
         List<ConfigValue> list = n.list("servers");
         for (int i = 0; i < list.size(); i++) {
             ConfigValue v = list.get(i);
             String key = n.key("servers") + "." + i;
             if (v.valueType() == ConfigValueType.OBJECT) {
                 Node s = n.element((ConfigObject) v, key, defaults.getConfig("upstream-server"));
-                readServer(s, s.string("address")).ifPresent(servers::add);
+                readServer(s, "address", s.string("address"), protocols).ifPresent(servers::add);
                 s.finish();
             } else if (v.valueType() == ConfigValueType.STRING) {
                 Node s = n.element(ConfigObject.class.cast(emptyAt(v)), key, defaults.getConfig("upstream-server"));
-                readServer(s, (String) v.unwrapped()).ifPresent(servers::add);
+                readServer(s, "address", (String) v.unwrapped(), protocols).ifPresent(servers::add);
             } else {
                 n.problem("servers", "wrong type (expected: \"host:port\", \"unix:/path\" or { address = ... })");
             }
@@ -48,6 +52,35 @@ final class UpstreamReader {
         } else if (!servers.isEmpty() && servers.stream().allMatch(UpstreamServerConfig::backup)) {
             n.problem("servers", "every server is a backup (expected: at least one primary server)");
         }
+        if (protocols.size() > 1) {
+            n.problem("servers", "mixes protocols " + protocols.stream().map(p -> p.scheme).toList()
+                    + " (expected: one protocol per upstream, e.g. every server uwsgi://...)");
+        }
+        UpstreamProtocol protocol = protocols.isEmpty() ? UpstreamProtocol.HTTP : protocols.iterator().next();
+        return settings(name, n, defaults, servers, protocol);
+    }
+
+    /**
+     * The upstream a location's inline address makes ({@code proxy = "uwsgi://unix:/run/app.sock"}, as nginx users
+     * write {@code proxy_pass http://127.0.0.1:5000}): one server, every setting from {@code defaults.upstream}.
+     * Problems with the address are reported at {@code at}'s {@code key}.
+     *
+     * @return null when the address is wrong (a problem was reported)
+     */
+    static UpstreamConfig implicit(Node at, String key, String address, Config defaults) {
+        ConfigObject empty = emptyAt(at.origin(key));
+        Node s = at.element(empty, at.key(key), defaults.getConfig("upstream-server"));
+        Set<UpstreamProtocol> protocols = EnumSet.noneOf(UpstreamProtocol.class);
+        Optional<UpstreamServerConfig> server = readServer(s, "", address, protocols);
+        if (server.isEmpty()) {
+            return null;
+        }
+        Node n = at.element(empty, at.key(key), defaults.getConfig("upstream"));
+        return settings(address, n, defaults, List.of(server.get()), protocols.iterator().next());
+    }
+
+    private static UpstreamConfig settings(String name, Node n, Config defaults, List<UpstreamServerConfig> servers,
+            UpstreamProtocol protocol) {
         UpstreamConfig.Balance balance =
                 n.enumValue("balance", UpstreamConfig.Balance.class, UpstreamConfig.Balance.ROUND_ROBIN);
         String hashKey = n.string("hash-key");
@@ -67,42 +100,62 @@ final class UpstreamReader {
         n.finish();
         return new UpstreamConfig(
                 name, List.copyOf(servers), balance, hashKey, keepalive, keepaliveTimeout, maxConnections, maxQueue,
-                queueTimeout, connectTimeout, sendTimeout, readTimeout, retries, health, maxHeaderSize, maxHeaderCount);
+                queueTimeout, connectTimeout, sendTimeout, readTimeout, retries, health, maxHeaderSize, maxHeaderCount,
+                protocol);
     }
 
     private static ConfigObject emptyAt(ConfigValue v) {
-        return com.typesafe.config.ConfigFactory.empty(v.origin().description()).root().withOrigin(v.origin());
+        return emptyAt(v.origin());
     }
 
-    private static Optional<UpstreamServerConfig> readServer(Node s, String address) {
+    private static ConfigObject emptyAt(ConfigOrigin origin) {
+        return com.typesafe.config.ConfigFactory.empty(origin.description()).root().withOrigin(origin);
+    }
+
+    /** @param field the key problems with the address are reported at ("" for the node itself) */
+    private static Optional<UpstreamServerConfig> readServer(Node s, String field, String address,
+            Set<UpstreamProtocol> protocols) {
         int weight = s.integer("weight", 1, 1000);
         int maxFails = s.integer("max-fails", 0, 1000);
         Duration failTimeout = s.duration("fail-timeout", Duration.ZERO);
         boolean backup = s.bool("backup");
-        Optional<UpstreamAddress> resolved = resolve(s, address);
+        UpstreamProtocol protocol = UpstreamProtocol.HTTP;
+        String rest = address;
+        for (UpstreamProtocol p : UpstreamProtocol.values()) {
+            if (address.regionMatches(true, 0, p.scheme + "://", 0, p.scheme.length() + 3)) {
+                protocol = p;
+                rest = address.substring(p.scheme.length() + 3);
+            }
+        }
+        if (rest.contains("://")) {
+            s.problem(field, "'" + address + "': '" + rest.substring(0, rest.indexOf("://"))
+                    + "://' is not a protocol Portico speaks to upstreams (expected: http://, uwsgi://, fastcgi:// or none)");
+            return Optional.empty();
+        }
+        protocols.add(protocol);
+        Optional<UpstreamAddress> resolved = resolve(s, field, address, rest);
         return resolved.map(a -> new UpstreamServerConfig(a, weight, maxFails, failTimeout, backup));
     }
 
-    private static Optional<UpstreamAddress> resolve(Node s, String address) {
-        if (address.startsWith("unix:")) {
-            String path = address.substring(5);
+    private static Optional<UpstreamAddress> resolve(Node s, String field, String address, String text) {
+        if (text.startsWith("unix:")) {
+            String path = text.substring(5);
             if (path.isEmpty()) {
-                s.problem("address", "'" + address + "' has no path (expected: unix:/path/to.sock)");
+                s.problem(field, "'" + address + "' has no path (expected: unix:/path/to.sock)");
                 return Optional.empty();
             }
             return Optional.of(new UpstreamAddress.Unix(Path.of(path).toAbsolutePath()));
         }
-        String text = address.startsWith("http://") ? address.substring(7) : address;
         try {
             Addresses.HostPort hp = Addresses.hostPort(text);
             // Resolved once at load: DNS never runs on an event loop.
             InetAddress ip = InetAddress.getByName(hp.host());
             return Optional.of(new UpstreamAddress.Tcp(hp.host(), new InetSocketAddress(ip, hp.port())));
         } catch (IllegalArgumentException e) {
-            s.problem("address", "'" + address + "' " + e.getMessage()
-                    + " (expected: \"host:port\" or \"unix:/path\")");
+            s.problem(field, "'" + address + "' " + e.getMessage()
+                    + " (expected: \"host:port\" or \"unix:/path\", optionally after http://, uwsgi:// or fastcgi://)");
         } catch (UnknownHostException e) {
-            s.problem("address", "'" + address + "' does not resolve "
+            s.problem(field, "'" + address + "' does not resolve "
                     + "(expected: a resolvable host name or an IP address)");
         }
         return Optional.empty();

@@ -7,7 +7,9 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.portico.config.UpstreamProtocol;
 import io.portico.route.ClientExchange;
+import io.portico.upstream.CgiParams;
 import java.util.ArrayDeque;
 
 /**
@@ -23,6 +25,7 @@ final class RequestForwarder {
     private final Channel clientChannel;
     private final HttpRequest head;
     private final RequestBody buffered; // null: streamed, or no body
+    private final CgiParams variables; // the CGI variables the head does not carry (uwsgi, FastCGI); null for HTTP
     private final boolean whole; // came whole without a body: its head is the whole request
     private final ArrayDeque<HttpContent> pending = new ArrayDeque<>(2);
     private boolean clientBodyDone;
@@ -35,8 +38,14 @@ final class RequestForwarder {
         this.exchange = exchange;
         this.settings = settings;
         this.clientChannel = client.channel();
-        boolean hasBody = HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0;
-        this.buffered = hasBody && settings.target().requestBuffering() && !websocket
+        boolean chunked = HttpUtil.isTransferEncodingChunked(request);
+        boolean hasBody = chunked || HttpUtil.getContentLength(request, 0L) > 0;
+        UpstreamProtocol protocol = settings.pool().config().protocol();
+        boolean cgi = protocol != UpstreamProtocol.HTTP;
+        // A CGI app reads CONTENT_LENGTH bytes: a chunked body is read whole first, whatever the location says
+        // (nginx's uwsgi_request_buffering and fastcgi_request_buffering do the same).
+        boolean buffer = settings.target().requestBuffering() || (cgi && chunked);
+        this.buffered = hasBody && buffer && !websocket
                 ? new RequestBody(settings.maxBodySize(), settings.target().clientBodyBufferSize(), settings.files(),
                         clientChannel.eventLoop(), backlog -> {
                             if (backlog) {
@@ -47,6 +56,8 @@ final class RequestForwarder {
                         })
                 : null;
         this.head = ForwardedRequest.build(client, request, settings, websocket);
+        this.variables = cgi
+                ? CgiVariables.of(client, request, settings, protocol == UpstreamProtocol.FASTCGI) : null;
         // A request without a body arrives whole (see server.ServerCodec) and goes upstream as one message; its
         // end, which the exchange still hands over as a separate part, is not sent again.
         this.whole = head instanceof FullHttpRequest;
@@ -124,6 +135,9 @@ final class RequestForwarder {
     void sendOn(Attempt a) {
         Channel up = a.channel();
         ForwardedRequest.hostFor(head, a.server, settings);
+        if (variables != null) {
+            up.write(variables, up.voidPromise()); // held by the encoder until the head
+        }
         up.write(head);
         a.requestSent();
         if (whole) {

@@ -2,7 +2,8 @@
  * The reverse proxy: the exchange between one client request and an upstream server. It rewrites the request head
  * (hop-by-hop headers, forwarding headers, Host), optionally buffers the request and response bodies to protect app
  * servers from slow clients, streams otherwise with backpressure end to end, retries safely, turns upstream failures
- * into 502/503/504, and relays WebSocket connections after an upgrade.
+ * into 502/503/504, and relays WebSocket connections after an upgrade. For a uwsgi upstream it adds the CGI
+ * variables the head does not carry ({@code CgiVariables}), written just before the head.
  *
  * <p>Threading: {@link io.portico.proxy.Proxies} and its responders are shared by every event loop and immutable. A
  * {@code ProxyExchange} lives on the client channel's event loop, and its upstream connection is opened on that same

@@ -17,13 +17,16 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.HttpResponseDecoder;
 import io.portico.config.HealthCheckConfig;
+import io.portico.config.UpstreamProtocol;
+import java.util.ArrayDeque;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * Probes one server: GET {@code path} every {@code interval} on one event loop, on a fresh connection closed after
+ * Probes one server: GET {@code path} (in its protocol: a uwsgi server gets the GET as a uwsgi packet) every {@code interval} on one event loop, on a fresh connection closed after
  * the response head; {@code fall} consecutive failures take the server down, {@code rise} consecutive successes bring
  * it back. Entirely asynchronous: a timer starts each probe and another bounds it by {@code timeout}.
  */
@@ -74,7 +77,15 @@ final class ActiveHealthCheck {
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        ch.pipeline().addLast(new HttpClientCodec(), new SimpleChannelInboundHandler<HttpObject>() {
+                        if (server.protocol() == UpstreamProtocol.UWSGI) {
+                            // The same GET as a uwsgi packet; uWSGI answers it in HTTP.
+                            ch.pipeline().addLast(new HttpResponseDecoder(), new UwsgiEncoder(new ArrayDeque<>()));
+                        } else if (server.protocol() == UpstreamProtocol.FASTCGI) {
+                            FastCgiCodec.addTo(ch.pipeline(), 16 * 1024, 100, false, null);
+                        } else {
+                            ch.pipeline().addLast(new HttpClientCodec());
+                        }
+                        ch.pipeline().addLast(new SimpleChannelInboundHandler<HttpObject>() {
                             @Override
                             protected void channelRead0(ChannelHandlerContext ctx, HttpObject msg) {
                                 if (msg instanceof HttpResponse r && !done[0]) {
@@ -118,8 +129,32 @@ final class ActiveHealthCheck {
             req.headers().set(HttpHeaderNames.HOST, server.hostHeader());
             req.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
             req.headers().set(HttpHeaderNames.USER_AGENT, "portico-health-check");
+            if (server.protocol() != UpstreamProtocol.HTTP) {
+                f.channel().write(healthCheckVariables());
+            }
             f.channel().writeAndFlush(req);
         });
+    }
+
+    /**
+     * What an app needs besides what the encoder derives from the GET (PEP 3333 requires SERVER_*); FastCGI's
+     * SCRIPT_NAME and SCRIPT_FILENAME too.
+     */
+    private CgiParams healthCheckVariables() {
+        String host = server.hostHeader();
+        int colon = host.lastIndexOf(':');
+        String path = config.path();
+        int q = path.indexOf('?');
+        return CgiParams.builder()
+                // PHP-FPM answers its ping.path (and status.path) before it opens a script, from these two:
+                // ping.path = /health is a check. (A check names no location, so no fastcgi-root.)
+                .set("SCRIPT_NAME", q < 0 ? path : path.substring(0, q))
+                .set("SCRIPT_FILENAME", q < 0 ? path : path.substring(0, q))
+                .set("SERVER_PROTOCOL", "HTTP/1.1")
+                .set("REQUEST_SCHEME", "http")
+                .set("SERVER_NAME", colon < 0 ? host : host.substring(0, colon))
+                .set("SERVER_PORT", colon < 0 ? "80" : host.substring(colon + 1))
+                .build();
     }
 
     /** @param why what the probe saw, for the error log line of a change */

@@ -9,6 +9,7 @@ import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.util.AttributeKey;
 import io.portico.config.UpstreamConfig;
+import io.portico.config.UpstreamProtocol;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -105,7 +106,14 @@ public final class LoopConnections {
                         protected void initChannel(Channel ch) {
                             UpstreamConnection c = new UpstreamConnection(ch, server, LoopConnections.this);
                             ch.attr(CONNECTION).set(c);
-                            UpstreamCodec.addTo(ch.pipeline(), decoder, config.proxyMaxHeaderCount());
+                            if (config.protocol() == UpstreamProtocol.UWSGI) {
+                                UwsgiCodec.addTo(ch.pipeline(), decoder, config.proxyMaxHeaderCount());
+                            } else if (config.protocol() == UpstreamProtocol.FASTCGI) {
+                                FastCgiCodec.addTo(ch.pipeline(), config.proxyMaxHeaderSize(),
+                                        config.proxyMaxHeaderCount(), config.keepalive() > 0, server.errorLog());
+                            } else {
+                                UpstreamCodec.addTo(ch.pipeline(), decoder, config.proxyMaxHeaderCount());
+                            }
                             ch.pipeline().addLast(HANDLER, c.new Handler());
                         }
                     });

@@ -56,7 +56,11 @@ final class UpstreamCodec {
      */
     static boolean hasLeftover(ChannelPipeline p) {
         Decoder decoder = p.get(Decoder.class);
-        return decoder == null || decoder.leftover() > 0;
+        if (decoder == null) {
+            FastCgiDecoder fastcgi = p.get(FastCgiDecoder.class);
+            return fastcgi == null || fastcgi.leftover() > 0;
+        }
+        return decoder.leftover() > 0;
     }
 
     static final class Encoder extends HttpRequestEncoder {

@@ -10,7 +10,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One HTTP/1.1 connection to an upstream server, used on its event loop only. While a request uses it, everything
+ * One connection to an upstream server (HTTP/1.1, or uwsgi requests with HTTP/1.x responses), used on its event loop only. While a request uses it, everything
  * the upstream sends goes to the attached {@link Listener}; while idle in the pool, anything it sends is odd and
  * closes it, and the server closing it removes it from the pool.
  */
@@ -72,10 +72,13 @@ public final class UpstreamConnection {
         uses++;
     }
 
-    /** Returns the connection to the idle pool when {@code reusable} and the pool has room, else closes it. */
+    /**
+     * Returns the connection to the idle pool when {@code reusable}, its protocol keeps connections alive and the
+     * pool has room, else closes it.
+     */
     public void release(boolean reusable) {
         listener = null;
-        if (reusable && channel.isActive() && !desynchronised()) {
+        if (reusable && server.protocol().keepsAlive() && channel.isActive() && !desynchronised()) {
             owner.offer(this);
         } else {
             channel.close();

@@ -39,7 +39,8 @@ public final class UpstreamPool implements AutoCloseable {
             ConnectionLimit limit = new ConnectionLimit(config.maxConnections(), config.maxQueue(),
                     config.queueTimeout(), queued);
             UpstreamServer s =
-                    new UpstreamServer(config.name(), sc, all.size(), nanoClock, limit, alone && !sc.backup());
+                    new UpstreamServer(config.name(), config.protocol(), sc, all.size(), nanoClock, limit,
+                            alone && !sc.backup());
             all.add(s);
             (sc.backup() ? backup : primary).add(s);
         }

@@ -1,6 +1,7 @@
 package io.portico.upstream;
 
 import io.portico.config.UpstreamAddress;
+import io.portico.config.UpstreamProtocol;
 import io.portico.config.UpstreamServerConfig;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
@@ -14,6 +15,7 @@ import java.util.function.LongSupplier;
  */
 public final class UpstreamServer {
     private final UpstreamServerConfig config;
+    private final UpstreamProtocol protocol;
     // Formatted once: every proxied request logs the name, and some send the Host header.
     private final String name;
     private final String hostHeader;
@@ -42,8 +44,16 @@ public final class UpstreamServer {
      */
     UpstreamServer(String pool, UpstreamServerConfig config, int index, LongSupplier nanoClock, ConnectionLimit limit,
             boolean alone) {
+        this(pool, UpstreamProtocol.HTTP, config, index, nanoClock, limit, alone);
+    }
+
+    /** @param protocol what the server speaks; the name carries it when it is not HTTP (uwsgi://127.0.0.1:5000) */
+    UpstreamServer(String pool, UpstreamProtocol protocol, UpstreamServerConfig config, int index,
+            LongSupplier nanoClock, ConnectionLimit limit, boolean alone) {
         this.config = config;
-        this.name = config.address().toString();
+        this.protocol = protocol;
+        this.name = protocol == UpstreamProtocol.HTTP
+                ? config.address().toString() : protocol.scheme + "://" + config.address();
         this.hostHeader = config.address().hostHeader();
         this.index = index;
         this.nanoClock = nanoClock;
@@ -72,7 +82,14 @@ public final class UpstreamServer {
         return config.address();
     }
 
-    /** The address as nginx's $upstream_addr gives it: host:port or unix:path. */
+    public UpstreamProtocol protocol() {
+        return protocol;
+    }
+
+    /**
+     * The address as nginx's $upstream_addr gives it, host:port or unix:path, after the protocol's scheme when it is
+     * not HTTP: the access log, the error log and the metrics name the server so.
+     */
     public String name() {
         return name;
     }

@@ -1,6 +1,9 @@
 /**
  * Upstream pools: the servers of each configured upstream, their passive and active health, the balancing
- * policies that choose one, and the per-event-loop pools of idle keep-alive connections to them.
+ * policies that choose one, and the per-event-loop pools of idle keep-alive connections to them. A connection
+ * speaks its upstream's protocol through the codec its pipeline is built with: HTTP/1.1
+ * ({@code UpstreamCodec}) or uwsgi ({@code UwsgiCodec}: a uwsgi request, an HTTP response, read by the same
+ * decoder); the exchange above sees HTTP messages either way.
  *
  * <p>Threading: an {@link io.portico.upstream.UpstreamPool} and its servers are shared by every event loop, so their
  * shared state (health, counters, balancer weights) is atomic or guarded by short monitors. Connections are never

@@ -15,14 +15,48 @@ class ProblemMessagesTest {
     Path prefix;
 
     @Test
-    void aUwsgiProxySaysUwsgiIsNotSupportedYetAndWhatToWrite() {
+    void aUwsgiProxyToAnHttpUpstreamSaysWhatTheUpstreamSpeaks() {
         assertThat(problems("""
                 upstreams { app { servers = ["127.0.0.1:5000"] } }
                 locations = [{ path = "/", proxy = "uwsgi://app", via = true }]""")).containsExactly(
-                "x.conf:3: portico.locations.0.proxy: 'uwsgi://app': uwsgi upstreams are not supported yet (issue 26)"
-                        + " (expected: proxy = NAME, an upstream speaking HTTP: start uWSGI with --http-socket"
-                        + " 127.0.0.1:5000, PHP-FPM behind an HTTP server, and upstreams { NAME { servers ="
-                        + " [\"127.0.0.1:5000\"] } })");
+                "x.conf:3: portico.locations.0.proxy: 'uwsgi://app': upstream app speaks http"
+                        + " (expected: http://app or app)");
+    }
+
+    @Test
+    void fastcgiOptionsOnAnotherProtocolAreRefused() {
+        assertThat(problems("""
+                upstreams { app { servers = ["uwsgi://127.0.0.1:5000"] } }
+                locations = [{ path = "/", proxy = app, fastcgi-root = "/srv/www" }]""")).containsExactly(
+                "x.conf:3: portico.locations.0.fastcgi-root: upstream app speaks uwsgi"
+                        + " (expected: fastcgi-root on a fastcgi upstream's location)");
+    }
+
+    @Test
+    void anUpstreamMixingProtocolsIsRefused() {
+        assertThat(problems("""
+                upstreams { app { servers = ["uwsgi://127.0.0.1:5000", "127.0.0.1:5001"] } }
+                locations = [{ path = "/", proxy = app }]""")).containsExactly(
+                "x.conf:2: portico.upstreams.app.servers: mixes protocols [http, uwsgi] (expected: one protocol"
+                        + " per upstream, e.g. every server uwsgi://...)");
+    }
+
+    @Test
+    void paramsOnAnHttpUpstreamAreRefused() {
+        assertThat(problems("""
+                upstreams { app { servers = ["127.0.0.1:5000"] } }
+                locations = [{ path = "/", proxy = app, params = { UWSGI_SCRIPT = "app:app" } }]"""))
+                .containsExactly("x.conf:3: portico.locations.0.params: upstream app speaks http, which has no"
+                        + " request variables (expected: params on a uwsgi or fastcgi upstream's"
+                        + " location; set-request-headers for http)");
+    }
+
+    @Test
+    void anInlineAddressThatDoesNotResolveIsAProblemOfProxy() {
+        assertThat(problems("locations = [{ path = \"/\", proxy = \"uwsgi://no-such-host.invalid:5000\" }]"))
+                .containsExactly("x.conf:2: portico.locations.0.proxy: 'uwsgi://no-such-host.invalid:5000'"
+                        + " does not resolve"
+                        + " (expected: a resolvable host name or an IP address)");
     }
 
     @Test
@@ -31,7 +65,7 @@ class ProblemMessagesTest {
                 upstreams { app { servers = ["127.0.0.1:5000"] } }
                 locations = [{ path = "/", proxy = "grpc://app" }]""")).containsExactly(
                 "x.conf:3: portico.locations.0.proxy: 'grpc://app': 'grpc://' is not a protocol Portico speaks to"
-                        + " upstreams (expected: proxy = NAME or \"http://NAME/prefix/\")");
+                        + " upstreams (expected: proxy = NAME, \"http://NAME/prefix/\" or \"uwsgi://NAME\")");
     }
 
     @Test
@@ -53,7 +87,7 @@ class ProblemMessagesTest {
     void autoindexOnAProxyLocationIsNamedAsSuchEvenWhenItsProxyCannotBeRead() {
         assertThat(problems("""
                 upstreams { app { servers = ["127.0.0.1:5000"] } }
-                locations = [{ path = "/", proxy = "uwsgi://app", autoindex = true }]"""))
+                locations = [{ path = "/", proxy = "grpc://app", autoindex = true }]"""))
                 .hasSize(2)
                 .contains("x.conf:3: portico.locations.0.autoindex: has no effect on a proxy location");
         assertThat(problems("""
