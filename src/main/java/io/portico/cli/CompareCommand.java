@@ -63,8 +63,9 @@ final class CompareCommand implements Callable<Integer> {
     @Option(names = "--html", paramLabel = "FILE", description = "Write an HTML report with both runs overlaid.")
     Path html;
 
-    @Option(names = "--assert", paramLabel = "EXPR", description = "Bound to meet: 'ratio(rps)>=0.9' (B/A), "
-            + "'b.p99<5ms' (one side; any 'portico bench --assert'); repeatable; exit 3 when one is missed.")
+    @Option(names = "--assert", paramLabel = "EXPR", description = "Bound to meet: 'throughput>=0.9', "
+            + "'p99<=1.2' (B/A, no unit; also 'ratio(p99)<=1.2'), 'b.p99<5ms' (one side; any 'portico bench "
+            + "--assert'); repeatable; exit 3 when one is missed.")
     List<String> asserts = new ArrayList<>();
 
     @Override

@@ -61,7 +61,7 @@ class CompareCommandTest {
     void ratioAssertionsGateTheExitCodeAndAppearInEveryReport(@TempDir Path dir) throws Exception {
         String a = serve("same");
         String b = serve("same");
-        int code = run(compare(a, b, dir, "--assert", "ratio(rps)>=0.0001", "--assert", "ratio(rps)>=1000",
+        int code = run(compare(a, b, dir, "--assert", "throughput>=0.0001", "--assert", "ratio(rps)>=1000",
                 "--assert", "b.errors<1%").toArray(String[]::new));
         Map<String, Object> json = (Map<String, Object>) MiniJson.parse(Files.readString(dir.resolve("r.json")));
         Map<String, Object> scenario = ((List<Map<String, Object>>) json.get("scenarios")).get(0);
@@ -73,24 +73,24 @@ class CompareCommandTest {
         }
         assertThat(code).as(err.toString()).isEqualTo(BenchCommand.ASSERT_FAILED);
         assertThat(err.toString()).contains("assertion failed: ratio(rps)>=1000 (measured B/A rps = ")
-                .doesNotContain("assertion failed: ratio(rps)>=0.0001").contains("wrote the JSON report to ")
+                .doesNotContain("assertion failed: throughput>=0.0001").contains("wrote the JSON report to ")
                 .contains("wrote the HTML report to ");
-        assertThat(out.toString()).contains("pass  ratio(rps)>=0.0001", "FAIL  ratio(rps)>=1000", "pass  b.errors<1%",
+        assertThat(out.toString()).contains("pass  throughput>=0.0001", "FAIL  ratio(rps)>=1000", "pass  b.errors<1%",
                 "note: A, B and this load generator all run on this machine");
         List<Map<String, Object>> asserts = (List<Map<String, Object>>) scenario.get("assertions");
-        assertThat(asserts).extracting(m -> m.get("expression")).containsExactly("ratio(rps)>=0.0001",
+        assertThat(asserts).extracting(m -> m.get("expression")).containsExactly("throughput>=0.0001",
                 "ratio(rps)>=1000", "b.errors<1%");
         assertThat(asserts).extracting(m -> m.get("passed")).containsExactly(true, false, true);
         assertThat(json).containsEntry("passed", false).containsEntry("refused", false);
         assertThat(json.get("command_line")).isEqualTo("portico bench compare --a " + a + " --b " + b
                 + " -c 1 -n 20 --rounds 1 --threads 1 --no-client-warmup --json " + dir.resolve("r.json") + " --html "
-                + dir.resolve("r.html") + " --assert 'ratio(rps)>=0.0001' --assert 'ratio(rps)>=1000' "
+                + dir.resolve("r.html") + " --assert 'throughput>=0.0001' --assert 'ratio(rps)>=1000' "
                 + "--assert 'b.errors<1%'");
         assertThat((Map<String, Object>) scenario.get("a")).doesNotContainKey("command_line");
         String html = Files.readString(dir.resolve("r.html"));
         HtmlPage.parse(html).assertEveryChartHasDataAndRoundTicksFromZero();
         assertThat(html).contains("<code>ratio(rps)&gt;=1000</code></td><td class=\"fail\">fail</td>",
-                "<code>ratio(rps)&gt;=0.0001</code></td><td class=\"pass\">pass</td>");
+                "<code>throughput&gt;=0.0001</code></td><td class=\"pass\">pass</td>");
     }
 
     @Test
@@ -139,9 +139,10 @@ class CompareCommandTest {
     }
 
     @Test
-    void anAssertionThatIsNeitherARatioNorASideIsAUsageError() throws Exception {
+    void aBareBoundWithAUnitIsAUsageError() throws Exception {
         String a = serve("x");
         assertThat(run("bench", "compare", "--a", a, "--b", a, "--assert", "p99<5ms")).isEqualTo(BenchCommand.USAGE);
-        assertThat(err.toString()).contains("assert: p99<5ms (expected: ratio(METRIC) OP NUMBER for B/A");
+        assertThat(err.toString()).contains("assert: p99<5ms (expected: no unit on a ratio B/A; write b.p99<5ms for "
+                + "B's own p99, or p99<=1.2 for a ratio)");
     }
 }
