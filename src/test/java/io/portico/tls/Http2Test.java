@@ -284,6 +284,25 @@ class Http2Test {
     }
 
     @Test
+    void aStreamPastMaxConcurrentStreamsIsRefused() throws Exception {
+        try (RawH2 c = new RawH2(h2cPort)) {
+            byte[] headers = RawH2.getHeaders();
+            for (int i = 0; i < 8; i++) { // max-concurrent-streams = 7: each stays open, its body never ends
+                c.frame(0x1, 0x4, 1 + 2 * i, headers); // HEADERS, END_HEADERS, no END_STREAM
+            }
+            int refused = -1;
+            for (int n = 0; n < 50 && refused < 0; n++) {
+                RawH2.Frame f = c.read();
+                if (f.type() == 0x3 && f.stream() == 15) { // RST_STREAM on the eighth stream
+                    refused = (f.payload()[0] & 0xff) << 24 | (f.payload()[1] & 0xff) << 16
+                            | (f.payload()[2] & 0xff) << 8 | (f.payload()[3] & 0xff);
+                }
+            }
+            assertThat(refused).as("RST_STREAM REFUSED_STREAM").isEqualTo(0x7);
+        }
+    }
+
+    @Test
     void aRapidResetFloodGetsGoAwayEnhanceYourCalm() throws Exception {
         try (RawH2 c = new RawH2(h2cPort)) {
             byte[] headers = RawH2.getHeaders();
