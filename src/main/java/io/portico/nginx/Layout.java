@@ -12,8 +12,8 @@ import java.util.Set;
  * chooses a server by address first, then by name: each address:port has its own default (the server whose listen
  * there says {@code default_server}, else the first one listening there), and a name belongs to the first server
  * that has it on that address. Portico's hosts have a {@code listen} each, so names are kept per address; its
- * default is one for every listener, so an address whose nginx default is another server is reported (or noted,
- * where nginx's default there is only the first named server, which the file did not choose as a default).
+ * default is one for every listener, so an address whose nginx default is another server is reported: a request
+ * there for a name no server on it has gets another answer (the server's own names are kept).
  *
  * @param perListener whether the kept servers listen on different sets of addresses (then each host's
  *     {@code listen} is written; otherwise every host answers on every listener, as in nginx)
@@ -134,12 +134,8 @@ record Layout(Servers.Server defaultServer, Map<Servers.Server, List<String>> ho
             if (s.names().isEmpty() || !kept.contains(s)) {
                 return; // left out above, and said so
             }
-            if (s.defaultServer()) {
-                report.unmapped(s.block(), "default_server on " + addresses + why);
-            } else {
-                report.note(s.block(), "nginx's default on " + addresses + " only as the first server there"
-                        + " (no default_server)" + why);
-            }
+            report.unmapped(s.block(), (s.defaultServer() ? "default_server on " + addresses
+                    : "nginx's default on " + addresses + " as the first server there") + why);
         });
     }
 

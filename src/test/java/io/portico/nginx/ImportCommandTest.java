@@ -114,11 +114,11 @@ class ImportCommandTest {
                 + "  server { listen 443 ssl; server_name example.com; ssl_certificate " + cert.cert() + ";"
                 + " ssl_certificate_key " + cert.key() + "; root " + www + "; }\n}\n");
         NginxImport.Result r = NginxImport.translate(f);
-        assertThat(Imports.unmapped(r)).isEmpty();
-        // nginx's default on port 80 for other names is the redirect (the first server there); Portico's one
-        // default is the TLS site (a redirect as the default of 443 would loop): noted, not a loss for example.com.
-        assertThat(r.report().notes()).extracting(Report.Item::reason)
-                .anyMatch(n -> n.startsWith("nginx's default on [0.0.0.0:80] only as the first server there"));
+        // Only names no server has differ: nginx's default on port 80 is the redirect (the first server there);
+        // Portico's one default is the TLS site (a redirect as the default of 443 would loop). example.com is kept.
+        assertThat(Imports.unmapped(r)).containsExactly("nginx.conf:2 server");
+        assertThat(Imports.reasons(r)).contains("nginx's default on [0.0.0.0:80] as the first server there: Portico"
+                + " has one default for every listener, the server at nginx.conf:3");
         PorticoConfig c = Imports.load(r, dir);
         // The default server's addresses first.
         assertThat(c.listen()).extracting(Object::toString).containsExactly("0.0.0.0:443 tls", "0.0.0.0:80");

@@ -359,8 +359,8 @@ class NginxImportTest {
                 + "  server { listen 127.0.0.1:8080; server_name a.test; root " + www + "; }\n"
                 + "  server { listen 127.0.0.1:8081; server_name b.test; root " + other + "; }\n"
                 + "  server { listen 127.0.0.1:8081; server_name b.test; return 404; }\n}\n");
-        // Only 8081's default (b.test, the first there) differs from Portico's one default (a.test): noted.
-        assertThat(unmapped(r)).isEmpty();
+        // 8081's default (b.test, the first there) is not Portico's one default (a.test): unknown names differ.
+        assertThat(unmapped(r)).containsExactly("nginx.conf:3 server");
         assertThat(r.report().notes()).extracting(Report.Item::reason).anyMatch(n -> n.startsWith(
                 "the name b.test on [127.0.0.1:8081]: nginx ignores it (conflicting server name)"));
         PorticoConfig c = load(r, dir);
@@ -426,8 +426,9 @@ class NginxImportTest {
                 + "; ssl_certificate_key " + a.key() + "; root " + www + "; }\n"
                 + "  server { listen 127.0.0.1:8444 ssl; http2 on; server_name b.test; ssl_certificate " + b.cert()
                 + "; ssl_certificate_key " + b.key() + "; root " + www + "; }\n}\n");
-        // On 8444 nginx chooses by SNI: b.test speaks HTTP/2, a.test not; Portico's listener follows its default.
-        assertThat(unmapped(r)).containsExactly("nginx.conf:4 http2");
+        // On 8444 nginx chooses by SNI: b.test speaks HTTP/2, a.test not; Portico's listener follows its default
+        // (line 3, which is also reported as a default that is not Portico's one default, line 2).
+        assertThat(unmapped(r)).containsExactly("nginx.conf:3 server", "nginx.conf:4 http2");
         assertThat(Imports.reasons(r)).contains("HTTP/2 on for this server only: Portico's http2 is the"
                 + " listener's (127.0.0.1:8444 speaks HTTP/1.1 only for every host, as the server at nginx.conf:3)");
         PorticoConfig c = load(r, dir);
