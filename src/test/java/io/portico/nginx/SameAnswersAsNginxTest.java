@@ -159,7 +159,8 @@ class SameAnswersAsNginxTest {
                 requests.subList(0, 1))).containsExactly("example.test /a.txt?x=1 301 https://example.test/a.txt?x=1");
         assertThat(hostAnswers(redirectPort, requests.subList(1, 2))).as("the reported difference")
                 .containsExactly("other.test /a.txt 301 https://other.test/a.txt");
-        assertThat(hostAnswers(porticoRedirect, requests.subList(1, 2))).containsExactly("other.test /a.txt 200 hello static\n");
+        assertThat(hostAnswers(porticoRedirect, requests.subList(1, 2)))
+                .containsExactly("other.test /a.txt 200 hello static\n");
         assertThat(hostAnswers(porticoSite, requests)).isEqualTo(hostAnswers(sitePort, requests))
                 .containsExactly("example.test /a.txt?x=1 200 hello static\n", "other.test /a.txt 200 other");
     }
