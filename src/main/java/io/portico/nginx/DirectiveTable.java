@@ -19,7 +19,14 @@ final class DirectiveTable {
     static {
         mapped("worker_processes", "`workers` (`auto` or the number: Portico's event-loop threads)");
         mapped("listen", "`listen`: an address string, or `{ address, tls { ... } }` with `ssl`; `[::]:P` beside"
-                + " `0.0.0.0:P` becomes `*:P`; `http2` (issue 24) and `proxy_protocol` (issue 29) are not mapped");
+                + " `0.0.0.0:P` becomes `*:P`; `http2` is the listener's `http2 = on` (a TLS listener without it"
+                + " `http2 = off`); a server's addresses are its host's `listen` where servers listen on different"
+                + " sets; `quic` and `proxy_protocol` (issue 29) are not mapped");
+        mapped("http2", "the listener's `http2` (`on`, or `off` where no server there says `on`; Portico's is per"
+                + " listener, so TLS servers of one address that differ are reported)");
+        mapped("http2_max_concurrent_streams", "`http2.max-concurrent-streams`");
+        mapped("http2_body_preread_size", "`http2.initial-window-size` (nginx announces it as each stream's window)");
+        mapped("http2_max_header_size", "`http2.max-header-list-size` (obsolete since nginx 1.19.7)");
         mapped("server", "the top-level `locations` (the default server) or one entry of `hosts`");
         mapped("server_name", "`hosts[].names` (`.example.com` becomes `example.com` and `*.example.com`;"
                 + " regex names and `www.example.*` are not mapped)");
@@ -136,6 +143,13 @@ final class DirectiveTable {
         notNeeded("large_client_header_buffers", "`limits.max-request-line` and `max-header-size` (8k and 16k)");
         notNeeded("client_header_buffer_size", "`limits.max-header-size`");
         notNeeded("ssl_buffer_size", "TLS records are the engine's");
+        notNeeded("http2_chunk_size", "Portico sizes the DATA frames it sends itself");
+        notNeeded("http2_recv_buffer_size", "a per-worker read buffer");
+        notNeeded("http2_streams_index_size", "a hash size");
+        notNeeded("http2_idle_timeout", "obsolete since nginx 1.19.7 (keepalive_timeout): Portico closes an idle"
+                + " HTTP/2 connection after `limits.keepalive-timeout`");
+        notNeeded("http2_recv_timeout", "obsolete since nginx 1.19.7 (client_header_timeout)");
+        notNeeded("http2_max_requests", "obsolete since nginx 1.19.7 (keepalive_requests)");
         notMapped("uwsgi_pass", "uwsgi upstreams are not supported yet (issue 26); run uWSGI with"
                 + " --http-socket and proxy to it (the output does so)");
         notMapped("uwsgi_param", "uwsgi upstreams are not supported yet (issue 26)");
@@ -165,8 +179,10 @@ final class DirectiveTable {
         notMapped("proxy_cache_lock", "caching is not supported yet (issue 27)");
         notMapped("proxy_cache_methods", "caching is not supported yet (issue 27)");
         notMapped("proxy_no_cache", "caching is not supported yet (issue 27)");
-        notMapped("http2", "HTTP/2 is not supported yet (issue 24)");
-        notMapped("http2_push", "HTTP/2 is not supported yet (issue 24)");
+        notMapped("http2_push", "Portico does not push (nginx 1.25.1 dropped push and ignores it)");
+        notMapped("http2_push_preload", "Portico does not push (nginx 1.25.1 dropped push and ignores it)");
+        notMapped("http2_max_field_size", "Portico limits the whole header list (`http2.max-header-list-size`),"
+                + " not one compressed field (nginx 1.19.7+ ignores it too)");
         notMapped("ssl_ciphers", "Portico takes IANA suite names, not OpenSSL's cipher strings; it offers"
                 + " Mozilla's intermediate set");
         notMapped("ssl_stapling", "OCSP stapling is not supported yet");

@@ -13,13 +13,26 @@ import java.util.function.Function;
 final class Globals {
     private record Limit(String directive, String key, Function<String, Optional<String>> convert) {}
 
+    private static Optional<String> count(String v) {
+        return v.matches("\\d+") ? Optional.of(v) : Optional.empty();
+    }
+
     private static final List<Limit> LIMITS = List.of(
             new Limit("keepalive_timeout", "keepalive-timeout", NginxValues::duration),
             new Limit("client_header_timeout", "client-header-timeout", NginxValues::duration),
             new Limit("client_body_timeout", "client-body-timeout", NginxValues::duration),
             new Limit("send_timeout", "send-timeout", NginxValues::duration),
-            new Limit("keepalive_requests", "keepalive-requests", v -> v.matches("\\d+") ? Optional.of(v)
-                    : Optional.empty()));
+            new Limit("keepalive_requests", "keepalive-requests", Globals::count));
+
+    /**
+     * The top-level {@code http2 { }}: nginx's per-server settings of what an HTTP/2 connection announces. nginx
+     * announces SETTINGS_INITIAL_WINDOW_SIZE as http2_body_preread_size; http2_max_header_size (obsolete since
+     * nginx 1.19.7) limited the decompressed header list as max-header-list-size does.
+     */
+    private static final List<Limit> HTTP2 = List.of(
+            new Limit("http2_max_concurrent_streams", "max-concurrent-streams", Globals::count),
+            new Limit("http2_body_preread_size", "initial-window-size", NginxValues::size),
+            new Limit("http2_max_header_size", "max-header-list-size", NginxValues::size));
 
     /** nginx's defaults that differ from Portico's, said in the output where the nginx file leaves them unset. */
     private static final List<String[]> DEFAULTS = List.of(
@@ -33,13 +46,17 @@ final class Globals {
     private final List<Servers.Server> servers;
     private final List<String> lines = new ArrayList<>();
     private final List<String> limitLines = new ArrayList<>();
+    private final List<String> http2Lines = new ArrayList<>();
 
     Globals(Report report, Scope http, List<Servers.Server> servers) {
         this.report = report;
         this.http = http;
         this.servers = servers;
         for (Limit l : LIMITS) {
-            limit(l);
+            limit(l, limitLines);
+        }
+        for (Limit l : HTTP2) {
+            limit(l, http2Lines);
         }
         accessLog();
         realIp();
@@ -62,7 +79,7 @@ final class Globals {
         return bytes;
     }
 
-    private void limit(Limit l) {
+    private void limit(Limit l, List<String> out) {
         List<Directive> all = new ArrayList<>();
         collect(http.levels().get(0), l.directive(), all, true);
         Optional<Directive> global = http.here(l.directive());
@@ -84,7 +101,7 @@ final class Globals {
                 return;
             }
             report.mapped(g);
-            limitLines.add(l.key() + " = " + (v.get().matches("\\d+") ? v.get() : Hocon.quote(v.get())) + "  # "
+            out.add(l.key() + " = " + (v.get().matches("\\d+") ? v.get() : Hocon.quote(v.get())) + "  # "
                     + g.origin());
             if (g.args().size() > 1) {
                 report.note(g, "the second value (the Keep-Alive header's timeout) is not sent by Portico");
@@ -97,7 +114,8 @@ final class Globals {
             if (global.isPresent() && d.args().equals(global.get().args())) {
                 report.mapped(d);
             } else {
-                report.unmapped(d, "Portico has one " + l.key() + " for every host and location ("
+                report.unmapped(d, "Portico has one " + (out == http2Lines ? "http2." : "") + l.key()
+                        + " for every host and location ("
                         + global.map(g -> g.arg(0) + " from " + g.source()).orElse("its default") + ")");
             }
         }
@@ -202,5 +220,10 @@ final class Globals {
             }
         }
         h.close("}");
+        if (!http2Lines.isEmpty()) {
+            h.open("http2 {");
+            http2Lines.forEach(h::line);
+            h.close("}");
+        }
     }
 }

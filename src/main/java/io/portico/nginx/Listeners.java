@@ -10,25 +10,45 @@ import java.util.Optional;
 /**
  * {@code listen}: every address of the servers Portico keeps, once; TLS where a server's listen there says
  * {@code ssl} (or the old {@code ssl on}), with the certificates of every such server (the default server's
- * first: SNI chooses among them by their names). {@code 0.0.0.0:P} with {@code [::]:P} is {@code *:P}.
+ * first: SNI chooses among them by their names). {@code 0.0.0.0:P} with {@code [::]:P} is {@code *:P} where the
+ * same servers listen on both. Each says {@code http2} as nginx does there: on where nginx speaks HTTP/2, and
+ * {@code off} on a TLS listener where nginx does not (Portico's {@code auto} would).
  */
 final class Listeners {
     private final Report report;
     private final Path confDir;
+    private final Map<String, Address> byAddress = new LinkedHashMap<>();
+    private final Map<String, Address> byNginxAddress = new LinkedHashMap<>();
 
-    Listeners(Report report, Path confDir) {
+    Listeners(Report report, Path confDir, Layout layout) {
         this.report = report;
         this.confDir = confDir;
+        plan(layout);
     }
 
     private static final class Address {
         String address;
+        final List<Servers.Server> servers = new ArrayList<>();
         final List<Servers.Server> tlsServers = new ArrayList<>();
         final List<Directive> sources = new ArrayList<>();
+        /** nginx's default server here: its http2 decides for a plain listener (and for TLS, SNI's server). */
+        Servers.Server nginxDefault;
+        Directive http2Listen;
     }
 
-    void write(NginxImport.Layout layout, Hocon h) {
-        Map<String, Address> byAddress = new LinkedHashMap<>();
+    /** The listeners {@code s} answers on, as written in {@code listen} (a host's {@code listen}). */
+    List<String> written(Servers.Server s) {
+        List<String> out = new ArrayList<>();
+        for (Servers.Listen l : s.listens()) {
+            String a = byNginxAddress.get(l.address()).address;
+            if (!out.contains(a)) {
+                out.add(a);
+            }
+        }
+        return out;
+    }
+
+    private void plan(Layout layout) {
         for (Servers.Server s : layout.kept()) {
             boolean sslOn = s.scope().find("ssl").map(d -> {
                 report.mapped(d);
@@ -38,6 +58,13 @@ final class Listeners {
                 Address a = byAddress.computeIfAbsent(l.address(), k -> new Address());
                 a.address = l.address();
                 a.sources.add(l.source());
+                a.nginxDefault = layout.addressDefaults().get(l.address());
+                if (!a.servers.contains(s)) {
+                    a.servers.add(s);
+                }
+                if (l.http2() && a.http2Listen == null) {
+                    a.http2Listen = l.source();
+                }
                 if ((l.ssl() || sslOn) && !a.tlsServers.contains(s)) {
                     if (s == layout.defaultServer() || l.defaultServer()) {
                         a.tlsServers.add(0, s);
@@ -47,7 +74,11 @@ final class Listeners {
                 }
             }
         }
+        byNginxAddress.putAll(byAddress);
         mergeWildcards(byAddress);
+    }
+
+    void write(Hocon h) {
         if (byAddress.isEmpty()) {
             return;
         }
@@ -55,12 +86,21 @@ final class Listeners {
         for (Address a : byAddress.values()) {
             String origin = a.sources.get(0).origin() + (a.sources.size() > 1 ? " and " + (a.sources.size() - 1)
                     + " more" : "");
+            Http2 http2 = http2(a);
             if (a.tlsServers.isEmpty()) {
-                h.line(Hocon.quote(a.address) + "  # " + origin);
+                if (http2.on()) {
+                    h.comment(origin);
+                    h.line("{ address = " + Hocon.quote(a.address) + ", http2 = on }  # " + http2.why()
+                            + "; h2c with prior knowledge, and HTTP/1.1 on the same port as nginx 1.25.1+");
+                } else {
+                    h.line(Hocon.quote(a.address) + "  # " + origin);
+                }
                 continue;
             }
             h.comment(origin);
-            h.open("{ address = " + Hocon.quote(a.address) + ", tls {");
+            h.open("{");
+            h.line("address = " + Hocon.quote(a.address));
+            h.open("tls {");
             h.open("certificates = [");
             for (Servers.Server s : a.tlsServers) {
                 certificates(s, h);
@@ -73,9 +113,47 @@ final class Listeners {
                         report.mapped(t);
                         h.value("session-timeout", Hocon.quote(v), t.origin());
                     }));
-            h.close("} }");
+            h.close("}");
+            h.line(http2.on() ? "http2 = on  # " + http2.why() + " (HTTP/2 through ALPN)"
+                    : "http2 = off  # " + http2.why() + ": nginx serves HTTP/1.1 only here");
+            h.close("}");
         }
         h.close("]");
+    }
+
+    private record Http2(boolean on, String why) {}
+
+    /**
+     * nginx's HTTP/2 on one address: the http2 parameter of any listen there (it is the socket's), else the
+     * {@code http2} directive (1.25.1+) of the server that decides: for a plain address its default server, for
+     * TLS the server SNI chooses. Portico's is the listener's: servers there that say otherwise are reported.
+     */
+    private Http2 http2(Address a) {
+        if (a.http2Listen != null) {
+            a.servers.forEach(s -> s.scope().find("http2").ifPresent(report::mapped));
+            return new Http2(true, a.http2Listen.origin());
+        }
+        Servers.Server decides = a.servers.contains(a.nginxDefault) ? a.nginxDefault
+                : a.tlsServers.isEmpty() ? a.servers.get(0) : a.tlsServers.get(0);
+        Optional<Directive> d = decides.scope().find("http2");
+        boolean on = d.map(x -> x.arg(0).equals("on")).orElse(false);
+        for (Servers.Server s : a.servers) {
+            Optional<Directive> other = s.scope().find("http2");
+            boolean otherOn = other.map(x -> x.arg(0).equals("on")).orElse(false);
+            if (otherOn == on) {
+                other.ifPresent(report::mapped);
+            } else if (!a.tlsServers.isEmpty()) {
+                Directive where = other.orElse(s.block());
+                report.unmapped(where, "HTTP/2 " + (otherOn ? "on" : "off") + " for this server only: Portico's"
+                        + " http2 is the listener's (" + a.address + " speaks " + (on ? "HTTP/2" : "HTTP/1.1 only")
+                        + " for every host, as the server at " + decides.block().source() + ")");
+            } else {
+                // On a plain address nginx takes the default server's http2 for every connection, as Portico.
+                other.ifPresent(x -> report.note(x, "nginx follows the default server's http2 on " + a.address
+                        + ", as Portico"));
+            }
+        }
+        return new Http2(on, d.map(Directive::origin).orElse("no http2 in nginx on " + a.address));
     }
 
     private void certificates(Servers.Server s, Hocon h) {
@@ -134,8 +212,10 @@ final class Listeners {
             String port = key.substring("0.0.0.0:".length());
             Address v4 = byAddress.get(key);
             Address v6 = byAddress.get("[::]:" + port);
-            if (v6 != null && v6.tlsServers.equals(v4.tlsServers)) {
+            if (v6 != null && v6.tlsServers.equals(v4.tlsServers) && v6.servers.equals(v4.servers)
+                    && (v6.http2Listen == null) == (v4.http2Listen == null)) {
                 v4.address = "*:" + port;
+                v6.address = v4.address;
                 v4.sources.addAll(v6.sources);
                 byAddress.remove("[::]:" + port);
             }

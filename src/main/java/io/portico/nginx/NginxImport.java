@@ -2,8 +2,6 @@ package io.portico.nginx;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -86,6 +84,7 @@ public final class NginxImport {
         long bodySize = globals.bodySize();
         LocationTranslator locations = new LocationTranslator(report, upstreams, zones, bodySize);
         Layout layout = Layout.of(servers, report);
+        Listeners listeners = new Listeners(report, confDir, layout);
         Hocon defaultLocations = new Hocon();
         Hocon hosts = new Hocon();
         if (layout.defaultServer() != null) {
@@ -93,7 +92,9 @@ public final class NginxImport {
         }
         for (Map.Entry<Servers.Server, List<String>> h : layout.hosts().entrySet()) {
             hosts.comment(h.getKey().block().origin());
-            hosts.open("{ names = " + Hocon.strings(h.getValue()) + ", locations = [");
+            String listen = layout.perListener()
+                    ? ", listen = " + Hocon.strings(listeners.written(h.getKey())) : "";
+            hosts.open("{ names = " + Hocon.strings(h.getValue()) + listen + ", locations = [");
             writeLocations(h.getKey(), locations, hosts);
             hosts.close("] }");
         }
@@ -106,7 +107,7 @@ public final class NginxImport {
             report.mapped(d);
             out.value("workers", d.arg(0).matches("\\d+") ? d.arg(0) : "auto", d.origin());
         });
-        new Listeners(report, confDir).write(layout, out);
+        listeners.write(out);
         globals.write(out);
         if (!upstreams.isEmpty()) {
             upstreams.write(out);
@@ -267,84 +268,6 @@ public final class NginxImport {
         if (!report.notes().isEmpty()) {
             out.comment("Notes (" + report.notes().size() + "): left out as not needed, or deliberate differences.");
             report.notes().forEach(i -> out.comment("  " + i));
-        }
-    }
-
-    /** Which server becomes the default (top-level locations) and which become hosts with which names. */
-    record Layout(Servers.Server defaultServer, Map<Servers.Server, List<String>> hosts,
-            List<Servers.Server> kept) {
-
-        static Layout of(List<Servers.Server> servers, Report report) {
-            if (servers.isEmpty()) {
-                return new Layout(null, Map.of(), List.of());
-            }
-            Servers.Server def = servers.stream().filter(Servers.Server::defaultServer).findFirst()
-                    .orElse(null);
-            if (def == null) {
-                def = servers.stream().filter(s -> s.names().isEmpty())
-                        .max((a, b) -> Integer.compare(a.locations().size(), b.locations().size()))
-                        .orElse(servers.get(0));
-                // max keeps the last of equals; nginx's implicit default is the first.
-                final int size = def.locations().size();
-                def = servers.stream().filter(s -> s.names().isEmpty() && s.locations().size() == size)
-                        .findFirst().orElse(def);
-            }
-            Map<String, Servers.Server> owner = new LinkedHashMap<>();
-            List<Servers.Server> byPreference = new ArrayList<>(servers);
-            byPreference.sort((a, b) -> Boolean.compare(a.returnsOnly(), b.returnsOnly()));
-            for (Servers.Server s : byPreference) {
-                for (String n : s.names()) {
-                    Servers.Server prev = owner.get(n);
-                    if (prev == null) {
-                        owner.put(n, s);
-                    } else if (prev != s) {
-                        report.unmapped(s.block(), "the name " + n + " is also a name of the server at "
-                                + prev.block().source() + ": Portico chooses a host by name alone, not by the"
-                                + " address it was reached on; that server keeps it");
-                    }
-                }
-            }
-            Map<Servers.Server, List<String>> hosts = new LinkedHashMap<>();
-            List<Servers.Server> kept = new ArrayList<>();
-            kept.add(def);
-            for (Servers.Server s : servers) {
-                if (s == def) {
-                    continue;
-                }
-                List<String> names = new ArrayList<>();
-                owner.forEach((n, o) -> {
-                    if (o == s) {
-                        names.add(n);
-                    }
-                });
-                if (names.isEmpty()) {
-                    if (s.names().isEmpty()) {
-                        report.unmapped(s.block(), "a second default server (no server_name) on "
-                                + addresses(s) + ": Portico has one default, the server at "
-                                + def.block().source() + "; this one is left out");
-                    }
-                    continue;
-                }
-                hosts.put(s, names);
-                kept.add(s);
-            }
-            Set<String> all = new LinkedHashSet<>();
-            kept.forEach(s -> all.addAll(addresses(s)));
-            if (kept.size() > 1) {
-                for (Servers.Server s : kept) {
-                    if (!addresses(s).equals(all)) {
-                        report.unmapped(s.block(), "nginx serves this server on " + addresses(s) + " only;"
-                                + " Portico serves every host on every listener (" + all + ")");
-                    }
-                }
-            }
-            return new Layout(def, hosts, List.copyOf(kept));
-        }
-
-        static Set<String> addresses(Servers.Server s) {
-            Set<String> out = new LinkedHashSet<>();
-            s.listens().forEach(l -> out.add(l.address()));
-            return out;
         }
     }
 }

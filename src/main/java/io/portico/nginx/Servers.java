@@ -12,8 +12,8 @@ import java.util.regex.Pattern;
  * locations flattened, and its named locations for try_files.
  */
 final class Servers {
-    /** One listen address of a server. */
-    record Listen(String address, boolean ssl, boolean defaultServer, Directive source) {}
+    /** One listen address of a server; {@code http2} is its (pre-1.25.1) http2 parameter. */
+    record Listen(String address, boolean ssl, boolean defaultServer, boolean http2, Directive source) {}
 
     /** A server block read. */
     record Server(Directive block, Scope scope, List<Listen> listens, List<String> names,
@@ -41,7 +41,7 @@ final class Servers {
         }
         if (listens.isEmpty() && block.block().stream().noneMatch(d -> d.name().equals("listen"))) {
             report.note(block.source(), "server { ... }", "no listen: nginx's default *:80");
-            listens.add(new Listen("0.0.0.0:80", false, false, block));
+            listens.add(new Listen("0.0.0.0:80", false, false, false, block));
         }
         List<String> names = new ArrayList<>();
         for (Directive d : block.block()) {
@@ -108,14 +108,16 @@ final class Servers {
         }
         boolean ssl = false;
         boolean def = false;
+        boolean http2 = false;
         boolean clean = true;
         for (String p : d.args().subList(1, d.args().size())) {
             switch (p.split("=", 2)[0]) {
                 case "ssl" -> ssl = true;
                 case "default_server", "default" -> def = true;
-                case "http2", "quic" -> {
-                    report.unmapped(d, p + ": HTTP/2 and HTTP/3 are not supported yet (issue 24); the listener"
-                            + " serves HTTP/1.1");
+                // nginx enables it for the address:port, whichever server's listen says it (Listeners).
+                case "http2" -> http2 = true;
+                case "quic" -> {
+                    report.unmapped(d, "quic: HTTP/3 is not supported; the listener serves HTTP/1.1 and HTTP/2");
                     clean = false;
                 }
                 case "proxy_protocol" -> {
@@ -137,7 +139,7 @@ final class Servers {
         } else if (clean) {
             report.mapped(d);
         }
-        return Optional.of(new Listen(address, ssl, def, d));
+        return Optional.of(new Listen(address, ssl, def, http2, d));
     }
 
     private void flatten(List<Directive> level, Scope scope, FlatLocation parent, int depth,

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.portico.cli.Main;
 import io.portico.config.ConfigLoader;
 import io.portico.config.PorticoConfig;
+import io.portico.config.TargetConfig;
 import io.portico.config.TlsConfig;
 import io.portico.testing.TestCertificates;
 import java.io.ByteArrayOutputStream;
@@ -89,8 +90,8 @@ class ImportCommandTest {
                 + "    ssl_certificate certs/example.pem;\n    ssl_certificate_key certs/example.key;\n"
                 + "    ssl_session_timeout 10m;\n    root " + www + ";\n  }\n}\n");
         NginxImport.Result r = NginxImport.translate(f);
-        assertThat(Imports.unmapped(r)).as("http2").containsExactly("nginx.conf:4 listen");
-        assertThat(r.hocon()).contains("{ address = \"127.0.0.1:8443\", tls {",
+        assertThat(Imports.unmapped(r)).isEmpty();
+        assertThat(r.hocon()).contains("address = \"127.0.0.1:8443\"", "http2 = on  # nginx.conf:4: listen",
                 "{ cert = \"" + certs.resolve("example.pem") + "\", key = \"" + certs.resolve("example.key") + "\" }",
                 "protocols = [\"TLSv1.2\", \"TLSv1.3\"]");
         assertThat(r.report().notes()).extracting(Report.Item::reason)
@@ -100,24 +101,38 @@ class ImportCommandTest {
         assertThat(tls.certificates()).singleElement().satisfies(t -> assertThat(t.names()).containsExactly("example.com"));
         assertThat(tls.protocols()).containsExactly("TLSv1.2", "TLSv1.3");
         assertThat(tls.sessionTimeout()).hasMinutes(10);
+        assertThat(c.listen().get(0).http2()).as("listen ... ssl http2").isTrue();
     }
 
     @Test
-    void httpToHttpsRedirectBesideTheTlsSiteIsTranslatedAndItsLimitReported() throws Exception {
+    void httpToHttpsRedirectBesideTheTlsSiteIsTwoHostsOfOneNameOnTheirOwnListeners() throws Exception {
         Path www = Files.createDirectories(dir.resolve("www"));
+        Path certs = Files.createDirectories(dir.resolve("certs"));
+        TestCertificates.Issued cert = TestCertificates.issue(certs, "a", List.of("example.com"));
         Path f = nginx("http {\n"
                 + "  server { listen 80; server_name example.com; return 301 https://$host$request_uri; }\n"
-                + "  server { listen 443 ssl; server_name example.com; ssl_certificate /etc/ssl/a.pem;"
-                + " ssl_certificate_key /etc/ssl/a.key; root " + www + "; }\n}\n");
+                + "  server { listen 443 ssl; server_name example.com; ssl_certificate " + cert.cert() + ";"
+                + " ssl_certificate_key " + cert.key() + "; root " + www + "; }\n}\n");
         NginxImport.Result r = NginxImport.translate(f);
-        // Portico chooses hosts by name alone and serves each on every listener: the port-80 redirect cannot keep
-        // example.com, and the TLS site would also answer on port 80. Both are reported.
-        assertThat(Imports.unmapped(r)).containsExactly("nginx.conf:2 server", "nginx.conf:2 server",
-                "nginx.conf:3 server");
-        assertThat(Imports.reasons(r)).contains("Portico chooses a host by name alone",
-                "nginx serves this server on [0.0.0.0:443] only; Portico serves every host on every listener");
-        assertThat(r.hocon()).contains("{ address = \"0.0.0.0:443\", tls {",
-                "{ cert = \"/etc/ssl/a.pem\", key = \"/etc/ssl/a.key\" }", "return = { status = 301, location ="
-                        + " \"https://$host$request_uri\" }");
+        // Only names no server has differ: nginx's default on port 80 is the redirect (the first server there);
+        // Portico's one default is the TLS site (a redirect as the default of 443 would loop). example.com is kept.
+        assertThat(Imports.unmapped(r)).containsExactly("nginx.conf:2 server");
+        assertThat(Imports.reasons(r)).contains("nginx's default on [0.0.0.0:80] as the first server there: Portico"
+                + " has one default for every listener, the server at nginx.conf:3");
+        PorticoConfig c = Imports.load(r, dir);
+        // The default server's addresses first.
+        assertThat(c.listen()).extracting(Object::toString).containsExactly("0.0.0.0:443 tls", "0.0.0.0:80");
+        // example.com on port 80: the redirect host, on that listener only.
+        assertThat(c.hosts()).singleElement().satisfies(h -> {
+            assertThat(h.names()).containsExactly("example.com");
+            assertThat(h.listen()).extracting(Object::toString).containsExactly("0.0.0.0:80");
+            TargetConfig.Return ret = (TargetConfig.Return) h.locations().get(0).target();
+            assertThat(ret.status()).isEqualTo(301);
+            assertThat(ret.location().orElseThrow().text()).isEqualTo("https://$host$request_uri");
+        });
+        // example.com on 443: not that host there, so the top-level locations, which are the TLS site's.
+        assertThat(c.hosts().get(0).on(c.listen().get(0).address())).isFalse();
+        assertThat(((TargetConfig.Static) c.locations().get(0).target()).dir()).isEqualTo(www);
+        assertThat(c.listen().get(0).http2()).as("nginx without http2 speaks HTTP/1.1 only").isFalse();
     }
 }

@@ -13,6 +13,7 @@ import io.portico.config.RateLimitZoneConfig;
 import io.portico.config.TargetConfig;
 import io.portico.config.UpstreamConfig;
 import io.portico.config.UpstreamServerConfig;
+import io.portico.testing.TestCertificates;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -352,13 +353,89 @@ class NginxImportTest {
     }
 
     @Test
-    void serversOnDifferentPortsAreReportedBecausePorticoHostsAreOnEveryListener() throws Exception {
+    void serversOnDifferentPortsBecomeHostsOnTheirOwnListeners() throws Exception {
+        Path other = Files.createDirectories(dir.resolve("other"));
         NginxImport.Result r = translate(dir, "http {\n"
                 + "  server { listen 127.0.0.1:8080; server_name a.test; root " + www + "; }\n"
-                + "  server { listen 127.0.0.1:8081; server_name b.test; root " + www + "; }\n}\n");
-        assertThat(unmapped(r)).containsExactly("nginx.conf:2 server", "nginx.conf:3 server");
-        assertThat(load(r, dir).listen()).extracting(Object::toString)
-                .containsExactly("127.0.0.1:8080", "127.0.0.1:8081");
+                + "  server { listen 127.0.0.1:8081; server_name b.test; root " + other + "; }\n"
+                + "  server { listen 127.0.0.1:8081; server_name b.test; return 404; }\n}\n");
+        // 8081's default (b.test, the first there) is not Portico's one default (a.test): unknown names differ.
+        assertThat(unmapped(r)).containsExactly("nginx.conf:3 server");
+        assertThat(r.report().notes()).extracting(Report.Item::reason).anyMatch(n -> n.startsWith(
+                "the name b.test on [127.0.0.1:8081]: nginx ignores it (conflicting server name)"));
+        PorticoConfig c = load(r, dir);
+        assertThat(c.listen()).extracting(Object::toString).containsExactly("127.0.0.1:8080", "127.0.0.1:8081");
+        assertThat(((TargetConfig.Static) location(c, Match.Kind.PREFIX, "/").target()).dir()).isEqualTo(www);
+        assertThat(c.hosts()).singleElement().satisfies(h -> {
+            assertThat(h.names()).containsExactly("b.test");
+            assertThat(h.listen()).extracting(Object::toString).containsExactly("127.0.0.1:8081");
+            assertThat(((TargetConfig.Static) h.locations().get(0).target()).dir()).isEqualTo(other);
+        });
+        assertThat(c.hosts().get(0).on(c.listen().get(0).address())).as("b.test is not served on 8080").isFalse();
+    }
+
+    @Test
+    void aDefaultServerOfOneAddressOnlyIsReported() throws Exception {
+        NginxImport.Result r = translate(dir, "http {\n"
+                + "  server { listen 127.0.0.1:8080 default_server; server_name a.test; root " + www + "; }\n"
+                + "  server { listen 127.0.0.1:8081 default_server; server_name b.test; return 403; }\n}\n");
+        assertThat(unmapped(r)).containsExactly("nginx.conf:3 server");
+        assertThat(Imports.reasons(r)).contains("default_server on [127.0.0.1:8081]: Portico has one default for"
+                + " every listener, the server at nginx.conf:2");
+        PorticoConfig c = load(r, dir);
+        assertThat(c.hosts()).singleElement().satisfies(h -> assertThat(h.listen()).extracting(Object::toString)
+                .containsExactly("127.0.0.1:8081"));
+    }
+
+    @Test
+    void oneServerThatIsTheDefaultOfEveryAddressIsTheTopLevelWithoutAReport() throws Exception {
+        NginxImport.Result r = translate(dir, "http {\n"
+                + "  server { listen 127.0.0.1:8080; listen 127.0.0.1:8081; root " + www + "; }\n"
+                + "  server { listen 127.0.0.1:8081; server_name b.test; return 403; }\n}\n");
+        assertThat(unmapped(r)).isEmpty();
+        assertThat(r.report().notes()).extracting(Report.Item::reason).noneMatch(n -> n.contains("default"));
+        PorticoConfig c = load(r, dir);
+        assertThat(location(c, Match.Kind.PREFIX, "/").target()).isInstanceOf(TargetConfig.Static.class);
+        assertThat(c.hosts().get(0).listen()).extracting(Object::toString).containsExactly("127.0.0.1:8081");
+    }
+
+    @Test
+    void plainListenWithHttp2TakesH2cAndHttp2SettingsBecomeTheHttp2Section() throws Exception {
+        NginxImport.Result r = translate(dir, "http {\n  http2_max_concurrent_streams 64;\n"
+                + "  http2_body_preread_size 128k;\n  http2_max_header_size 32k;\n  http2_chunk_size 16k;\n"
+                + "  server {\n    listen 127.0.0.1:8080 http2;\n    listen 127.0.0.1:8081;\n    root " + www + ";\n"
+                + "  }\n}\n");
+        assertThat(unmapped(r)).isEmpty();
+        PorticoConfig c = load(r, dir);
+        assertThat(c.listen()).extracting(Object::toString).containsExactly("127.0.0.1:8080 h2", "127.0.0.1:8081");
+        assertThat(c.http2().maxConcurrentStreams()).isEqualTo(64);
+        assertThat(c.http2().initialWindowSize()).isEqualTo(128 * 1024);
+        assertThat(c.http2().maxHeaderListSize()).isEqualTo(32 * 1024);
+        assertThat(r.hocon()).contains("{ address = \"127.0.0.1:8080\", http2 = on }  # nginx.conf:7: listen");
+    }
+
+    @Test
+    void http2DirectiveOfNginx125IsTheTlsListenersAndDifferingServersThereAreReported() throws Exception {
+        Path certs = Files.createDirectories(dir.resolve("certs"));
+        TestCertificates.Issued a = TestCertificates.issue(certs, "a", List.of("a.test"));
+        TestCertificates.Issued b = TestCertificates.issue(certs, "b", List.of("b.test"));
+        NginxImport.Result r = translate(dir, "http {\n"
+                + "  server { listen 127.0.0.1:8443 ssl; http2 on; server_name a.test; ssl_certificate " + a.cert()
+                + "; ssl_certificate_key " + a.key() + "; root " + www + "; }\n"
+                + "  server { listen 127.0.0.1:8444 ssl; server_name a.test; ssl_certificate " + a.cert()
+                + "; ssl_certificate_key " + a.key() + "; root " + www + "; }\n"
+                + "  server { listen 127.0.0.1:8444 ssl; http2 on; server_name b.test; ssl_certificate " + b.cert()
+                + "; ssl_certificate_key " + b.key() + "; root " + www + "; }\n}\n");
+        // On 8444 nginx chooses by SNI: b.test speaks HTTP/2, a.test not; Portico's listener follows its default
+        // (line 3, which is also reported as a default that is not Portico's one default, line 2).
+        assertThat(unmapped(r)).containsExactly("nginx.conf:3 server", "nginx.conf:4 http2");
+        assertThat(Imports.reasons(r)).contains("HTTP/2 on for this server only: Portico's http2 is the"
+                + " listener's (127.0.0.1:8444 speaks HTTP/1.1 only for every host, as the server at nginx.conf:3)");
+        PorticoConfig c = load(r, dir);
+        assertThat(c.listen()).extracting(Object::toString)
+                .containsExactly("127.0.0.1:8443 tls h2", "127.0.0.1:8444 tls");
+        assertThat(r.hocon()).contains("http2 = on  # nginx.conf:2: http2 on;",
+                "http2 = off  # no http2 in nginx on 127.0.0.1:8444: nginx serves HTTP/1.1 only here");
     }
 
     @Test
@@ -384,19 +461,19 @@ class NginxImportTest {
         String reasons = Imports.reasons(r);
         assertThat(unmapped(r)).containsExactlyInAnyOrder(
                 "nginx.conf:2 gzip", "nginx.conf:3 gzip_types", "nginx.conf:4 proxy_cache_path",
-                "nginx.conf:6 listen", "nginx.conf:7 listen", "nginx.conf:9 uwsgi_pass", "nginx.conf:9 uwsgi_param",
+                "nginx.conf:7 listen", "nginx.conf:9 uwsgi_pass", "nginx.conf:9 uwsgi_param",
                 "nginx.conf:10 fastcgi_pass", "nginx.conf:11 proxy_cache", "nginx.conf:12 rewrite",
                 "nginx.conf:12 frobnicate");
         assertThat(reasons).contains("uwsgi_pass 127.0.0.1:5000;  uwsgi upstreams are not supported yet (issue 26)",
                 "fastcgi_pass unix:/run/php.sock;  FastCGI upstreams are not supported yet (issue 26)",
                 "gzip on;  compression is not supported yet (issue 27)", "caching is not supported yet (issue 27)",
-                "HTTP/2 and HTTP/3 are not supported yet (issue 24)", "the PROXY protocol is not supported yet (issue 29)",
+                "the PROXY protocol is not supported yet (issue 29)",
                 "frobnicate on;  portico import does not know this directive");
         PorticoConfig c = load(r, dir);
         TargetConfig.Proxy py = (TargetConfig.Proxy) location(c, Match.Kind.PREFIX, "/py/").target();
         assertThat(c.upstreams().get(py.upstream()).servers().get(0).address()).hasToString("127.0.0.1:5000");
         assertThat(c.locations()).noneMatch(l -> l.match().kind() == Match.Kind.REGEX);
-        assertThat(r.hocon()).contains("# Not mapped (11)", "#   nginx.conf:12: frobnicate on;");
+        assertThat(r.hocon()).contains("# Not mapped (10)", "#   nginx.conf:12: frobnicate on;");
     }
 
     @Test

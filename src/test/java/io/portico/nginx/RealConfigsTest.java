@@ -9,11 +9,13 @@ import io.portico.config.LocationConfig.Match;
 import io.portico.config.PorticoConfig;
 import io.portico.config.RateLimitZoneConfig;
 import io.portico.config.TargetConfig;
+import io.portico.testing.TestCertificates;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -136,5 +138,37 @@ class RealConfigsTest {
         assertThat(c.upstreams().get(app.upstream()).readTimeout()).isEqualTo(Duration.ofSeconds(100));
         assertThat(fast.hostFromUpstream()).as("nginx sends $proxy_host").isTrue();
         assertGolden(r, "peers.expected.conf");
+    }
+
+    /**
+     * A certbot-style site: the port-80 redirect beside the TLS site with HTTP/2, both on IPv4 and IPv6. The two
+     * servers of one name are two hosts on their own listeners; only a name no server has on port 80 differs.
+     */
+    @Test
+    void aCertbotStyleTlsSiteWithHttp2() throws Exception {
+        Path www = Files.createDirectories(dir.resolve("www"));
+        Path live = Files.createDirectories(dir.resolve("letsencrypt/live/example.com"));
+        TestCertificates.Issued cert = TestCertificates.issue(live, "fullchain", List.of("example.com",
+                "www.example.com"));
+        Files.writeString(dir.resolve("nginx.conf"), "events {}\nhttp {\n  http2_max_concurrent_streams 64;\n"
+                + "  server {\n    listen 80;\n    listen [::]:80;\n    server_name example.com www.example.com;\n"
+                + "    return 301 https://$host$request_uri;\n  }\n"
+                + "  server {\n    listen 443 ssl http2;\n    listen [::]:443 ssl http2;\n"
+                + "    server_name example.com www.example.com;\n"
+                + "    ssl_certificate " + cert.cert() + ";\n    ssl_certificate_key " + cert.key() + ";\n"
+                + "    root " + www + ";\n    location / { try_files $uri $uri/ =404; }\n  }\n}\n");
+        NginxImport.Result r = NginxImport.translate(dir.resolve("nginx.conf"));
+
+        assertThat(unmapped(r)).containsExactly("nginx.conf:4 server");
+        PorticoConfig c = load(r, dir);
+        assertThat(c.listen()).extracting(Object::toString).containsExactly("*:443 tls h2", "*:80");
+        assertThat(c.http2().maxConcurrentStreams()).isEqualTo(64);
+        assertThat(c.hosts()).singleElement().satisfies(h -> {
+            assertThat(h.names()).containsExactly("example.com", "www.example.com");
+            assertThat(h.listen()).extracting(Object::toString).containsExactly("*:80");
+            assertThat(((TargetConfig.Return) h.locations().get(0).target()).status()).isEqualTo(301);
+        });
+        assertThat(((TargetConfig.Static) location(c, "/").target()).dir()).isEqualTo(www);
+        assertGolden(r, "certbot.expected.conf");
     }
 }

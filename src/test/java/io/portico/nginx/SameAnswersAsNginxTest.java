@@ -7,6 +7,8 @@ import com.sun.net.httpserver.HttpServer;
 import io.portico.config.ConfigLoader;
 import io.portico.config.PorticoConfig;
 import io.portico.server.PorticoServer;
+import io.portico.testing.RawHttp;
+import io.portico.testing.Response;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -113,6 +115,78 @@ class SameAnswersAsNginxTest {
         assertThat(fromPortico).isEqualTo(fromNginx);
         assertThat(fromNginx).contains("/limited/a.txt 503", "/old?a=b 301 https://127.0.0.1/old?a=b",
                 "/app/hello?x=1 200 app /hello?x=1", "/admin/ 403");
+    }
+
+    /**
+     * nginx's usual pair, a port that redirects example.test to https beside the port that serves it, with a
+     * second name only on the serving port: the imported hosts have their own listen, and every (port, Host) of
+     * a name a server there has gets nginx's answer. Names no server on the redirect port has are where the two
+     * differ (nginx's default there is the redirect, Portico's one default the site): reported, and shown.
+     * Portico listens on other free ports, the same in every address of the file.
+     */
+    @Test
+    void serversOnTheirOwnPortsAnswerAlikeByAddressThenName() throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(NGINX), "no nginx binary at " + NGINX);
+        Path site = Files.createDirectories(dir.resolve("site"));
+        Files.writeString(site.resolve("a.txt"), "hello static\n");
+        Files.createDirectories(dir.resolve("logs"));
+        Files.createDirectories(dir.resolve("tmp"));
+        int redirectPort = freePort();
+        int sitePort = freePort();
+        String conf = "worker_processes 1;\nevents { worker_connections 64; }\nhttp {\n"
+                + "  access_log off;\n  client_body_temp_path " + dir.resolve("tmp") + ";\n"
+                + "  proxy_temp_path " + dir.resolve("tmp") + ";\n"
+                + "  server { listen 127.0.0.1:" + redirectPort + "; server_name example.test;"
+                + " return 301 https://$host$request_uri; }\n"
+                + "  server { listen 127.0.0.1:" + sitePort + "; server_name example.test; root " + site + "; }\n"
+                + "  server { listen 127.0.0.1:" + sitePort + "; server_name other.test;"
+                + " location / { return 200 \"other\"; } }\n}\n";
+        Path file = dir.resolve("nginx.conf");
+        Files.writeString(file, conf);
+        NginxImport.Result imported = NginxImport.translate(file);
+        assertThat(Imports.unmapped(imported)).singleElement().isEqualTo("nginx.conf:7 server");
+        startNginx(file, sitePort);
+        int porticoRedirect = freePort();
+        int porticoSite = freePort();
+        PorticoConfig config = ConfigLoader.parse(imported.hocon()
+                .replace("127.0.0.1:" + redirectPort + "\"", "127.0.0.1:" + porticoRedirect + "\"")
+                .replace("127.0.0.1:" + sitePort + "\"", "127.0.0.1:" + porticoSite + "\""),
+                dir.resolve("portico.conf").toString(), dir);
+        assertThat(config.hosts()).as(imported.hocon()).hasSize(2);
+        portico = PorticoServer.start(config);
+        List<String> requests = List.of("example.test /a.txt?x=1", "other.test /a.txt");
+        assertThat(hostAnswers(porticoRedirect, requests.subList(0, 1))).isEqualTo(hostAnswers(redirectPort,
+                requests.subList(0, 1))).containsExactly("example.test /a.txt?x=1 301 https://example.test/a.txt?x=1");
+        assertThat(hostAnswers(redirectPort, requests.subList(1, 2))).as("the reported difference")
+                .containsExactly("other.test /a.txt 301 https://other.test/a.txt");
+        assertThat(hostAnswers(porticoRedirect, requests.subList(1, 2)))
+                .containsExactly("other.test /a.txt 200 hello static\n");
+        assertThat(hostAnswers(porticoSite, requests)).isEqualTo(hostAnswers(sitePort, requests))
+                .containsExactly("example.test /a.txt?x=1 200 hello static\n", "other.test /a.txt 200 other");
+    }
+
+    private void startNginx(Path file, int port) throws Exception {
+        nginx = new ProcessBuilder(NGINX.toString(), "-p", dir.toString(), "-c", file.toString(), "-g",
+                "daemon off; master_process off; pid " + dir.resolve("nginx.pid") + "; error_log "
+                        + dir.resolve("logs/error.log") + ";")
+                .redirectErrorStream(true).redirectOutput(dir.resolve("logs/nginx.out").toFile()).start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> accepts(port) || !nginx.isAlive());
+        assertThat(nginx.isAlive()).as("nginx started: " + Files.readString(dir.resolve("logs/nginx.out"))).isTrue();
+    }
+
+    /** "HOST PATH" requests, each on its own connection with that Host; "HOST PATH STATUS Location-or-body". */
+    private static List<String> hostAnswers(int port, List<String> requests) throws Exception {
+        List<String> out = new ArrayList<>();
+        for (String q : requests) {
+            String[] hp = q.split(" ", 2);
+            try (RawHttp c = new RawHttp(port)) {
+                Response r = c.send("GET " + hp[1] + " HTTP/1.1\r\nHost: " + hp[0] + "\r\nConnection: close\r\n\r\n")
+                        .read();
+                out.add(q + " " + r.status() + " " + (r.status() >= 300 && r.status() < 400 ? r.header("Location")
+                        : r.text()));
+            }
+        }
+        return out;
     }
 
     private static List<String> answers(int port, List<String> paths) throws Exception {
