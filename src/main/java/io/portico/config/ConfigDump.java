@@ -85,6 +85,7 @@ public final class ConfigDump {
                 d.depth++;
                 d.kv("names", list(h.names()));
                 d.kv("listen", list(h.listen().stream().map(ListenAddress::toString).toList()));
+                d.kv("default", h.isDefault());
                 d.line("locations = [");
                 d.depth++;
                 h.locations().forEach(d::location);

@@ -10,11 +10,14 @@ import java.util.List;
  *     labels ({@code *.example.com}, which matches {@code a.example.com} and {@code a.b.example.com} but not
  *     {@code example.com}, as nginx's {@code server_name})
  * @param listen the listeners this host answers on (nginx's {@code listen} in a {@code server} block); empty: all
+ * @param isDefault it also answers, on its listeners, the requests no host's name matches (nginx's
+ *     {@code default_server}), instead of the top-level locations
  */
-public record HostConfig(List<String> names, List<LocationConfig> locations, List<ListenAddress> listen) {
+public record HostConfig(List<String> names, List<LocationConfig> locations, List<ListenAddress> listen,
+        boolean isDefault) {
 
     public HostConfig(List<String> names, List<LocationConfig> locations) {
-        this(names, locations, List.of());
+        this(names, locations, List.of(), false);
     }
 
     /** Whether this host answers on the listener bound to {@code address}. */

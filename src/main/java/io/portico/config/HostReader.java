@@ -6,6 +6,7 @@ import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -39,6 +40,7 @@ final class HostReader {
 
     List<HostConfig> readAll() {
         List<HostConfig> out = new ArrayList<>();
+        Set<ListenAddress> defaultOn = new HashSet<>(); // listeners that have a default host
         // name -> the hosts that have it, with the listeners each answers on (empty: all)
         Map<String, List<Map.Entry<Integer, List<ListenAddress>>>> owners = new HashMap<>();
         List<ConfigValue> list = root.list("hosts");
@@ -75,8 +77,17 @@ final class HostReader {
             }
             List<LocationConfig> locations =
                     new LocationReader(h, defaults, paths, upstreams, zones, connZones).readAll();
+            boolean isDefault = h.bool("default");
             h.finish();
-            out.add(new HostConfig(List.copyOf(names), locations, listen));
+            if (isDefault) {
+                for (ListenerConfig l : listeners) {
+                    if ((listen.isEmpty() || listen.contains(l.address())) && !defaultOn.add(l.address())) {
+                        h.problem("default", "a second default host on " + l.address()
+                                + " (expected: at most one default host per listener)");
+                    }
+                }
+            }
+            out.add(new HostConfig(List.copyOf(names), locations, listen, isDefault));
         }
         return List.copyOf(out);
     }

@@ -39,11 +39,15 @@ public final class HostRouter {
             Function<LocationConfig, Responder> responders) {
         Map<String, Router> exact = new HashMap<>();
         Map<String, Router> wildcards = new HashMap<>();
+        Router defaultHost = null;
         for (HostConfig host : hosts) {
             if (listener != null && !host.on(listener)) {
                 continue;
             }
             Router router = Router.build(host.locations(), responders);
+            if (host.isDefault() && listener != null) {
+                defaultHost = router;
+            }
             for (String name : host.names()) {
                 if (name.startsWith("*.")) {
                     wildcards.put(name.substring(1), router);
@@ -52,7 +56,8 @@ public final class HostRouter {
                 }
             }
         }
-        return new HostRouter(Router.build(locations, responders), Map.copyOf(exact), Map.copyOf(wildcards));
+        return new HostRouter(defaultHost != null ? defaultHost : Router.build(locations, responders),
+                Map.copyOf(exact), Map.copyOf(wildcards));
     }
 
     /** Whether any virtual host is configured (else {@link #router} is always the default host's). */

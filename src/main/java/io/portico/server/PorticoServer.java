@@ -100,7 +100,7 @@ public final class PorticoServer implements AutoCloseable {
 
     private void bind() throws ListenException {
         // One router for every listener, unless some host answers on only some of them.
-        boolean perListener = config.hosts().stream().anyMatch(h -> !h.listen().isEmpty());
+        boolean perListener = config.hosts().stream().anyMatch(h -> !h.listen().isEmpty() || h.isDefault());
         HostRouter shared = perListener ? null
                 : HostRouter.build(config.locations(), config.hosts(), null, targets::responder);
         ConnectionLimiter limiter = new ConnectionLimiter(config.limits().maxConnections());

@@ -168,6 +168,28 @@ class VirtualHostTest {
     }
 
     @Test
+    void aDefaultHostAnswersUnknownNamesOnItsListeners() throws Exception {
+        // nginx's `listen 80 default_server; return 301 https://...` beside the site on another listener
+        try (PorticoServer s = TestServers.start("listen = [\"127.0.0.2:0\", \"127.0.0.1:0\"]\n"
+                + "locations = [ { path = \"/\", return = { status = 200, body = \"site\" } } ]\n"
+                + "hosts = [ { names = [\"redirect.test\"], listen = [\"127.0.0.2:0\"], default = true, locations = ["
+                + "   { path = \"/\", return = { status = 301, location = \"https://$host$request_uri\" } } ] } ]\n")) {
+            int redirecting = s.localAddresses().get(0).getPort();
+            int site = s.localAddresses().get(1).getPort();
+            try (RawHttp c = new RawHttp(new java.net.Socket("127.0.0.2", redirecting))) {
+                assertThat(get(c, "anything.test", "/x").header("location")).isEqualTo("https://anything.test/x");
+            }
+            try (RawHttp c = new RawHttp(site)) {
+                assertThat(get(c, "anything.test", "/x").text()).as("other listeners keep the top level")
+                        .isEqualTo("site");
+            }
+        }
+        assertThatThrownBy(() -> TestServers.config("listen = [\"127.0.0.2:0\"]\n hosts = ["
+                + " { names = [\"a.test\"], default = true }, { names = [\"b.test\"], default = true } ]", dir))
+                .hasMessageContaining("hosts.1.default: a second default host on 127.0.0.2:0");
+    }
+
+    @Test
     void namesAreCheckedAtLoad() {
         assertThatThrownBy(() -> TestServers.config("hosts = [ { names = [\"a.test:80\"], locations = [] },"
                 + " { names = [\"b.test\"] }, { names = [\"B.test\"] }, { names = [] } ]", dir))
