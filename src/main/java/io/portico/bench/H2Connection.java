@@ -175,6 +175,8 @@ final class H2Connection {
         frames = null;
         handshakeStartNs = 0;
         if (channel != null) {
+            connecting = false; // a handshake given up on; a TCP connect in progress (no channel yet) still ends
+
             Channel c = channel;
             channel = null;
             c.close();
