@@ -54,14 +54,6 @@ public record BenchOptions(
         check(h2 || streams == 1, "-m %s: streams per connection are an HTTP/2 thing (expected: with --h2)", streams);
         check(!h2 || keepAlive, "--no-keepalive: %s (expected: not with --h2, whose streams share a connection)",
                 "with --h2");
-        if (h2) {
-            RequestTarget first = targets.get(0);
-            for (RequestTarget t : targets) {
-                check(t.secure() == first.secure() && t.host().equalsIgnoreCase(first.host()) && t.port() == first.port(),
-                        "--h2: %s (expected: every URL on the scheme, host and port of the first, one connection each)",
-                        t.uri());
-            }
-        }
         if (duration == null && requests == 0 && repetitions == 0) {
             duration = DEFAULT_DURATION;
         }
@@ -73,6 +65,22 @@ public record BenchOptions(
             Duration timeout, Duration connectTimeout, double rate, List<InetAddress> sourceIps, int threads) {
         this(targets, connections, requests, repetitions, duration, keepAlive, headers, warmup, timeout,
                 connectTimeout, rate, sourceIps, threads, false, false, 1);
+    }
+
+    /**
+     * With --h2 a connection serves one origin: every URL of a run must share the first's scheme, host and port
+     * (checked per run, not here, since a comparison holds both sides' URLs). Throws IllegalArgumentException.
+     */
+    public BenchOptions requireOneOrigin() {
+        if (h2) {
+            RequestTarget first = targets.get(0);
+            for (RequestTarget t : targets) {
+                check(t.secure() == first.secure() && t.host().equalsIgnoreCase(first.host())
+                        && t.port() == first.port(), "--h2: %s (expected: every URL on the scheme, host and port of "
+                        + "the first, one connection each)", t.uri());
+            }
+        }
+        return this;
     }
 
     /** Whether any target is https (the run needs a TLS context). */

@@ -34,6 +34,7 @@ public final class BenchRun {
 
     /** Runs to the end; throws IllegalArgumentException when a target can't be resolved. */
     public BenchResult run() throws InterruptedException {
+        options.requireOneOrigin();
         List<InetSocketAddress> addresses = new ArrayList<>();
         for (RequestTarget t : options.targets()) {
             InetSocketAddress address = new InetSocketAddress(t.host(), t.port());

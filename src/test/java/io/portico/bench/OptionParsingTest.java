@@ -65,7 +65,7 @@ class OptionParsingTest {
         List<RequestTarget> two = List.of(RequestTarget.of("https://a.test/", "GET", null),
                 RequestTarget.of("https://b.test/", "GET", null));
         assertThatThrownBy(() -> new BenchOptions(two, 1, 0, 0, null, true, List.of(), Duration.ZERO,
-                Duration.ofSeconds(1), Duration.ofSeconds(1), 0, List.of(), 1, false, true, 2))
+                Duration.ofSeconds(1), Duration.ofSeconds(1), 0, List.of(), 1, false, true, 2).requireOneOrigin())
                 .hasMessageContaining("--h2: https://b.test/");
         List<RequestTarget> one = two.subList(0, 1);
         assertThatThrownBy(() -> new BenchOptions(one, 1, 0, 0, null, false, List.of(), Duration.ZERO,

@@ -169,6 +169,26 @@ class BenchTlsTest {
     }
 
     @Test
+    void compareProbesHttpsWithInsecureAndRunsH2SidesOnTwoOrigins() {
+        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), "bench", "compare", "--a",
+                https(), "--b", "http://127.0.0.1:" + h2cPort + "/files/k.bin", "--h2", "-m", "2", "--insecure",
+                "-c", "1", "-n", "20", "--rounds", "1", "--threads", "1", "--no-client-warmup");
+        String all = out.toString() + err;
+        assertThat(all).doesNotContain("probe request failed").doesNotContain("answer differently")
+                .doesNotContain("--h2: ");
+        assertThat(code).as(all).isIn(0, BenchCommand.COMPARISON_REFUSED); // 4: the client may set the pace here
+        assertThat(all).contains("A: Protocol:     HTTP/2 over TLSv1.3").contains("B: Protocol:     HTTP/2 (h2c, prior knowledge)")
+                .contains("TLS handshake: mean ");
+    }
+
+    @Test
+    void h2WithUrlsOnTwoOriginsIsAUsageError() {
+        assertThat(bench("--h2", "--insecure", https(), "http://127.0.0.1:" + h2cPort + "/files/k.bin"))
+                .isEqualTo(BenchCommand.USAGE);
+        assertThat(err.toString()).contains("--h2: http://127.0.0.1:");
+    }
+
+    @Test
     void streamsWithoutH2AreRefused() {
         assertThat(bench("-m", "4", "--insecure", https())).isEqualTo(BenchCommand.USAGE);
         assertThat(err.toString()).contains("with --h2");
