@@ -133,6 +133,12 @@ public record BenchOptions(
                 t, connectTimeout, rate, sourceIps, threads, insecure, h2, streams);
     }
 
+    /** These options, https certificates not verified (the built-in TLS scenario's self-signed certificate). */
+    public BenchOptions withInsecure() {
+        return new BenchOptions(targets, connections, requests, repetitions, duration, keepAlive, headers, warmup,
+                timeout, connectTimeout, rate, sourceIps, threads, true, h2, streams);
+    }
+
     private static void check(boolean ok, String message, Object value) {
         if (!ok) {
             throw new IllegalArgumentException(message.formatted(value));

@@ -116,7 +116,7 @@ class CompareCommandTest {
         Map<String, Object> json = (Map<String, Object>) MiniJson.parse(Files.readString(dir.resolve("r.json")));
         assertThat(json).containsEntry("report", "compare");
         List<Map<String, Object>> scenarios = (List<Map<String, Object>>) json.get("scenarios");
-        assertThat(scenarios).hasSize(5);
+        assertThat(scenarios).hasSize(6);
         assertThat(scenarios).allSatisfy(sc -> {
             assertThat(sc).containsKeys("name", "ratios_b_over_a", "a", "b", "notes", "assertions");
             assertThat((List<Object>) sc.get("assertions")).hasSize(1);
@@ -130,6 +130,9 @@ class CompareCommandTest {
         assertThat(out.toString()).contains("/ direct vs proxied  [A: direct, B: proxied]")
                 .contains("note: Direct, a request costs the app's CPU; proxied, it costs the app's and Portico's")
                 .contains("pass  b.availability>=0%");
+        Map<String, Object> tls = scenarios.get(3);
+        assertThat((String) tls.get("name")).startsWith("TLS at the front");
+        assertThat(out.toString()).contains("B: Protocol:     HTTP/1.1 over TLSv1.").contains("TLS handshake: mean ");
         String html = Files.readString(dir.resolve("r.html"));
         HtmlPage page = HtmlPage.parse(html);
         page.assertEveryChartHasDataAndRoundTicksFromZero();
