@@ -132,12 +132,16 @@ class CompareCommandTest {
                 .contains("pass  b.availability>=0%");
         Map<String, Object> tls = scenarios.get(3);
         assertThat((String) tls.get("name")).startsWith("TLS at the front");
-        assertThat(out.toString()).contains("B: Protocol:     HTTP/1.1 over TLSv1.").contains("TLS handshake: mean ");
+        assertThat(((Map<String, Object>) tls.get("a")).get("protocol")).isEqualTo("HTTP/1.1");
+        Map<String, Object> overTls = (Map<String, Object>) tls.get("b");
+        assertThat((String) overTls.get("protocol")).startsWith("HTTP/1.1 over TLSv1.");
+        assertThat(((Number) ((Map<String, Object>) overTls.get("handshake_ms")).get("connections")).longValue())
+                .isPositive();
         String html = Files.readString(dir.resolve("r.html"));
         HtmlPage page = HtmlPage.parse(html);
         page.assertEveryChartHasDataAndRoundTicksFromZero();
-        assertThat(page.all("section")).hasSize(5);
-        assertThat(page.all("svg")).hasSize(15);
+        assertThat(page.all("section")).hasSize(6);
+        assertThat(page.all("svg")).hasSize(18);
         assertThat(html).contains("<th>scenario</th><th>result</th><th>assertions</th>");
     }
 
