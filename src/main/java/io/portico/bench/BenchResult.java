@@ -25,7 +25,33 @@ public record BenchResult(
         String stoppedEarly,
         double clientBusy,
         double clientCpuS,
-        EnvironmentInfo environment) {
+        EnvironmentInfo environment,
+        Histogram handshake,
+        String protocol) {
+
+    /** A result without TLS figures (the protocol then reads HTTP/1.1). */
+    public BenchResult(BenchOptions options, double elapsedS, Tally tally, Histogram total, Histogram connect,
+            Histogram waiting, Histogram processing, List<IntervalSample> timeline, List<String> warnings,
+            Map<ErrorClass, String> firstMessages, String stoppedEarly, double clientBusy, double clientCpuS,
+            EnvironmentInfo environment) {
+        this(options, elapsedS, tally, total, connect, waiting, processing, timeline, warnings, firstMessages,
+                stoppedEarly, clientBusy, clientCpuS, environment, LoopStats.newHistogram(), null);
+    }
+
+    /** What the connections spoke: "HTTP/1.1", "HTTP/2 (h2c)", "HTTP/1.1 over TLSv1.3 (cipher)"... */
+    public String protocolOrDefault() {
+        return protocol != null ? protocol : (options.h2() ? "HTTP/2" : "HTTP/1.1")
+                + (options.tls() ? " over TLS (no connection was set up)" : "");
+    }
+
+    /** Mean TLS handshake of the connections set up, in milliseconds (0 when none was). */
+    public double handshakeMeanMs() {
+        return handshake.getTotalCount() == 0 ? 0 : handshake.getMean() / 1000.0;
+    }
+
+    public double handshakeMs(double percentile) {
+        return handshake.getTotalCount() == 0 ? 0 : handshake.getValueAtPercentile(percentile) / 1000.0;
+    }
 
     public double transactionRate() {
         return elapsedS <= 0 ? 0 : tally.responses() / elapsedS;

@@ -34,6 +34,7 @@ public final class BenchRun {
 
     /** Runs to the end; throws IllegalArgumentException when a target can't be resolved. */
     public BenchResult run() throws InterruptedException {
+        options.requireOneOrigin();
         List<InetSocketAddress> addresses = new ArrayList<>();
         for (RequestTarget t : options.targets()) {
             InetSocketAddress address = new InetSocketAddress(t.host(), t.port());
@@ -47,8 +48,9 @@ public final class BenchRun {
             templates.add(new RequestTemplate(options.targets().get(i), addresses.get(i), options));
         }
         CountDownLatch done = new CountDownLatch(Math.min(clientLoops.threads(), options.connections()));
+        ClientTls tls = ClientTls.forOptions(options);
         try {
-            return run(templates, done);
+            return run(templates, done, tls);
         } finally {
             // the loops are done with the templates only once every driver finished (connections closed)
             if (done.getCount() == 0) {
@@ -57,7 +59,8 @@ public final class BenchRun {
         }
     }
 
-    private BenchResult run(List<RequestTemplate> templates, CountDownLatch done) throws InterruptedException {
+    private BenchResult run(List<RequestTemplate> templates, CountDownLatch done, ClientTls tls)
+            throws InterruptedException {
         FailurePathClasses.load();
         List<String> warnings = new ArrayList<>();
         String fd = FdLimit.check(options.connections(), FdLimit.soft(), FdLimit.open());
@@ -80,7 +83,7 @@ public final class BenchRun {
             long limit = openLimit == Long.MAX_VALUE ? openLimit : openLimit / n + (i < openLimit % n ? 1 : 0);
             long phase = options.openLoop() ? (long) (i * 1e9 / options.rate()) : 0;
             drivers.add(new LoopDriver(loops.get(i), clientLoops.bootstrap(loops.get(i), options.connectTimeout()),
-                    templates, options, conns, firstClient, s, permits, done, options.rate() / n, limit, phase));
+                    templates, options, conns, firstClient, s, permits, done, options.rate() / n, limit, phase, tls));
             stats.add(s);
             firstClient += conns;
         }
@@ -144,6 +147,7 @@ public final class BenchRun {
         return new BenchResult(options, elapsed, collector.tally(), collector.total(), collector.connect(),
                 collector.waiting(), collector.processing(), collector.timeline(), warnings, Map.copyOf(firstMessages),
                 stoppedEarly, clientBusy, clientCpuS,
-                EnvironmentInfo.current(clientLoops.threads(), clientLoops.transport()));
+                EnvironmentInfo.current(clientLoops.threads(), clientLoops.transport()), collector.handshake(),
+                collector.protocol());
     }
 }

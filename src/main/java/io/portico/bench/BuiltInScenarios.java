@@ -68,6 +68,54 @@ public final class BuiltInScenarios {
                 """.formatted(porticoPort, appPort, staticDir.toAbsolutePath().toString().replace("\\", "/"));
     }
 
+    /** {@link #porticoConf(int, int, Path)} plus a TLS listener on {@code tlsPort} with {@code cert} and {@code key}. */
+    static String porticoConf(int porticoPort, int appPort, Path staticDir, int tlsPort, Path cert, Path key) {
+        return porticoConf(porticoPort, appPort, staticDir).replace("listen = [\"127.0.0.1:" + porticoPort + "\"]",
+                "listen = [\"127.0.0.1:%d\", { address = \"127.0.0.1:%d\", tls { certificates = [ { cert = \"%s\", key = \"%s\" } ] } }]"
+                        .formatted(porticoPort, tlsPort, pemPath(cert), pemPath(key)));
+    }
+
+    private static String pemPath(Path p) {
+        return p.toAbsolutePath().toString().replace("\\", "/");
+    }
+
+    /**
+     * A self-signed ECDSA P-256 certificate for 127.0.0.1, valid two days, made by the JDK's own keytool (no
+     * dependency) and written as PEM: {@code [cert, key]}, the key PKCS#8. Only the built-in TLS scenario uses it,
+     * with certificate checks off.
+     */
+    static Path[] selfSigned(Path dir) throws IOException, InterruptedException {
+        Path store = dir.resolve("tls.p12");
+        Files.deleteIfExists(store);
+        Path log = dir.resolve("keytool.log");
+        String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
+        char[] password = "portico-bench".toCharArray();
+        Process p = new ProcessBuilder(keytool, "-genkeypair", "-alias", "bench", "-keyalg", "EC", "-groupname",
+                "secp256r1", "-sigalg", "SHA256withECDSA", "-dname", "CN=127.0.0.1", "-ext", "san=ip:127.0.0.1",
+                "-validity", "2", "-storetype", "PKCS12", "-keystore", store.toString(), "-storepass",
+                new String(password)).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+            p.destroyForcibly();
+            throw new IOException("keytool could not make the TLS scenario's certificate: " + Files.readString(log));
+        }
+        try (java.io.InputStream in = Files.newInputStream(store)) {
+            java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
+            ks.load(in, password);
+            Path cert = dir.resolve("tls-cert.pem");
+            Path key = dir.resolve("tls-key.pem");
+            Files.writeString(cert, pem("CERTIFICATE", ks.getCertificate("bench").getEncoded()));
+            Files.writeString(key, pem("PRIVATE KEY", ks.getKey("bench", password).getEncoded()));
+            return new Path[] {cert, key};
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IOException("cannot read keytool's certificate: " + e.getMessage(), e);
+        }
+    }
+
+    private static String pem(String type, byte[] der) {
+        return "-----BEGIN " + type + "-----\n" + java.util.Base64.getMimeEncoder(64, new byte[] {'\n'})
+                .encodeToString(der) + "\n-----END " + type + "-----\n";
+    }
+
     static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
@@ -78,10 +126,12 @@ public final class BuiltInScenarios {
     public List<Scenario> run() throws IOException, InterruptedException {
         int app = freePort();
         int portico = freePort();
+        int porticoTls = freePort();
         Path staticDir = Files.createDirectories(workDir.resolve("static"));
         Files.write(staticDir.resolve("x"), new byte[4096]);
         Path conf = workDir.resolve("portico.conf");
-        Files.writeString(conf, porticoConf(portico, app, staticDir));
+        Path[] certAndKey = selfSigned(workDir);
+        Files.writeString(conf, porticoConf(portico, app, staticDir, porticoTls, certAndKey[0], certAndKey[1]));
         List<String> appCmd = new ArrayList<>(javaCommand);
         // The app serves the very file Portico serves, so both sides do the same work and the probe agrees.
         appCmd.addAll(List.of(mainClass, "demo-app", "--listen", "127.0.0.1:" + app, "--workers", "2",
@@ -93,6 +143,7 @@ public final class BuiltInScenarios {
                         workDir.resolve("portico.log"))) {
             appProcess.awaitPort(app, READY);
             porticoProcess.awaitPort(portico, READY);
+            porticoProcess.awaitPort(porticoTls, READY);
             String direct = "http://127.0.0.1:" + app;
             String proxied = "http://127.0.0.1:" + portico;
             int cores = Runtime.getRuntime().availableProcessors();
@@ -107,6 +158,9 @@ public final class BuiltInScenarios {
             rows.add(compared("/block?ms=100, 200 clients, direct vs proxied", base.withLoad(200, 0,
                     base.duration()), direct + "/block?ms=100", proxied + "/block?ms=100", shared,
                     CompareMetric.AVAILABILITY, CompareMetric.P99, CompareMetric.THROUGHPUT));
+            rows.add(compared("TLS at the front: app /files/x over HTTP vs Portico /static/x over HTTPS",
+                    base.withInsecure(), direct + "/files/x", "https://127.0.0.1:" + porticoTls + "/static/x",
+                    shared, CompareMetric.THROUGHPUT, CompareMetric.P99));
             rows.add(scenario("others' latency with 50 slow clients holding connections, direct vs proxied",
                     slowClients(app, portico), shared, CompareMetric.P99, CompareMetric.AVAILABILITY,
                     CompareMetric.THROUGHPUT));

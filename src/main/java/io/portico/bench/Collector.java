@@ -18,7 +18,9 @@ final class Collector {
     private final Histogram connect = LoopStats.newHistogram();
     private final Histogram waiting = LoopStats.newHistogram();
     private final Histogram processing = LoopStats.newHistogram();
+    private final Histogram handshake = LoopStats.newHistogram();
     private final Histogram interval = LoopStats.newHistogram();
+    private final Histogram scratchHandshake = LoopStats.newHistogram();
     private final Histogram scratchConnect = LoopStats.newHistogram();
     private final Histogram scratchWaiting = LoopStats.newHistogram();
     private final Histogram scratchProcessing = LoopStats.newHistogram();
@@ -41,9 +43,10 @@ final class Collector {
         scratchConnect.reset();
         scratchWaiting.reset();
         scratchProcessing.reset();
+        scratchHandshake.reset();
         Tally sum = Tally.empty();
         for (LoopStats s : stats) {
-            s.drainInto(interval, scratchConnect, scratchWaiting, scratchProcessing);
+            s.drainInto(interval, scratchConnect, scratchWaiting, scratchProcessing, scratchHandshake);
             sum = sum.plus(s.counters());
         }
         return sum;
@@ -58,6 +61,7 @@ final class Collector {
         connect.reset();
         waiting.reset();
         processing.reset();
+        handshake.reset();
     }
 
     void tick(long nowNs) {
@@ -66,6 +70,7 @@ final class Collector {
         connect.add(scratchConnect);
         waiting.add(scratchWaiting);
         processing.add(scratchProcessing);
+        handshake.add(scratchHandshake);
         lastDelta = now.minus(last);
         last = now;
         if (nowNs > clock.measureStartNs()) {
@@ -105,6 +110,11 @@ final class Collector {
                     .formatted(worst.label(), clientSide, attempts)
                     + "of the machine running the benchmark, not a server failure. Fix: " + worst.fix();
         }
+        if (tally().responses() == 0 && lastDelta.errors(ErrorClass.TLS_HANDSHAKE) > 0
+                && lastDelta.errors(ErrorClass.TLS_HANDSHAKE) == lastDelta.attempts()) {
+            return "stopped early: every TLS handshake failed (see the first message); against a test certificate "
+                    + "use --insecure";
+        }
         boolean refusedOnly = tally().responses() == 0 && lastDelta.errors(ErrorClass.CONNECT_REFUSED) > 0;
         refusedOnlyTicks = refusedOnly ? refusedOnlyTicks + 1 : 0;
         if (refusedOnlyTicks >= 2) {
@@ -123,6 +133,20 @@ final class Collector {
 
     Histogram connect() {
         return connect;
+    }
+
+    Histogram handshake() {
+        return handshake;
+    }
+
+    /** What the connections negotiated, from the first loop that set one up; null when none did. */
+    String protocol() {
+        for (LoopStats s : stats) {
+            if (s.protocol() != null) {
+                return s.protocol();
+            }
+        }
+        return null;
     }
 
     Histogram waiting() {

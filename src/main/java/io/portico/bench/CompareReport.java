@@ -19,6 +19,12 @@ public final class CompareReport {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "A = %s%nB = %s%n%d round(s) each, interleaved A B A B ...%n%n",
                 c.nameA(), c.nameB(), c.roundsA().size()));
+        if (c.a().protocol() != null && !c.a().protocol().equals("HTTP/1.1")
+                || c.b().protocol() != null && !c.b().protocol().equals("HTTP/1.1")) {
+            // https or h2 on a side: what each spoke, and what its handshakes cost, belong next to the ratios
+            sb.append("A: ").append(TextReport.protocol(c.a())).append("B: ").append(TextReport.protocol(c.b()))
+                    .append('\n');
+        }
         sb.append(header());
         for (CompareMetric m : s.metrics()) {
             sb.append(row(c, m, 22));

@@ -52,8 +52,8 @@ public final class CompareRun {
     }
 
     public CompareResult run(String nameA, String nameB) throws InterruptedException {
-        ResponseProbe.Answer answerA = ResponseProbe.probe(a, options.timeout());
-        ResponseProbe.Answer answerB = ResponseProbe.probe(b, options.timeout());
+        ResponseProbe.Answer answerA = ResponseProbe.probe(a, options.timeout(), options.insecure());
+        ResponseProbe.Answer answerB = ResponseProbe.probe(b, options.timeout(), options.insecure());
         String refusal = ResponseProbe.difference(answerA, answerB);
         List<BenchResult> resultsA = new ArrayList<>();
         List<BenchResult> resultsB = new ArrayList<>();

@@ -13,6 +13,8 @@ public enum ErrorClass {
     CLIENT_OUT_OF_FILES("client out of file descriptors (Too many open files)", true,
             "the client hit its open-file limit: raise it (ulimit -n 65536) or use fewer connections (-c)"),
     CLIENT_OTHER("client-side socket error", true, "the client could not open a socket (see the message)"),
+    TLS_HANDSHAKE("TLS handshake failed", false, "the server's certificate is not trusted here (for a test "
+            + "certificate use --insecure), does not name the host, or no protocol in common (see the message)"),
     READ_TIMEOUT("read timeout", false, "no complete response within --timeout (recorded at the timeout)"),
     RESET("connection reset", false, "the server reset the connection"),
     PREMATURE_CLOSE("premature close", false, "the server closed the connection before the response ended"),

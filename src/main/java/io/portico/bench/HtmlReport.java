@@ -47,6 +47,7 @@ public final class HtmlReport {
         cell(sb, String.format(Locale.ROOT, "%d (%.2f%%)", r.tally().errors(), r.errorPercent()));
         cell(sb, String.format(Locale.ROOT, "%.2f%%", r.availabilityPercent()));
         sb.append("</tr></table>");
+        sb.append("<p>").append(esc(TextReport.protocol(r)).replace("\n", "<br/>")).append("</p>");
         assertionTable(sb, assertions);
         for (String w : r.warnings()) {
             sb.append("<p class=\"note\">").append(esc(w)).append("</p>");

@@ -3,6 +3,7 @@ package io.portico.bench;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.HdrHistogram.Histogram;
 
 /**
  * The machine-readable report, documented field by field in docs/benchmarking.md ("JSON report"). One name per
@@ -111,6 +112,8 @@ public final class JsonReport {
         BenchOptions o = r.options();
         w.name("load_model").value(o.openLoop() ? "open" : "closed");
         w.name("connections").value(o.connections());
+        w.name("protocol").value(r.protocolOrDefault());
+        w.name("streams_per_connection").value(o.streams());
         w.name("target_rate_per_s").value(o.openLoop() ? o.rate() : Double.NaN);
         w.name("keepalive").value(o.keepAlive());
         w.name("urls").beginArray();
@@ -139,6 +142,15 @@ public final class JsonReport {
             }
         }
         w.name("max").value(r.maxMs());
+        w.endObject();
+        Histogram hs = r.handshake();
+        w.name("handshake_ms").beginObject(); // TLS, once per connection set up; all 0 without TLS
+        w.name("connections").value(hs.getTotalCount());
+        w.name("min").value(hs.getTotalCount() == 0 ? 0 : hs.getMinValue() / 1000.0);
+        w.name("mean").value(r.handshakeMeanMs());
+        w.name("p50").value(r.handshakeMs(50));
+        w.name("p99").value(r.handshakeMs(99));
+        w.name("max").value(hs.getTotalCount() == 0 ? 0 : hs.getMaxValue() / 1000.0);
         w.endObject();
         w.name("connection_times_ms").beginObject();
         phase(w, "connect", r.connect());

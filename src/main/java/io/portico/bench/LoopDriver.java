@@ -27,8 +27,8 @@ final class LoopDriver {
     private final BenchOptions options;
     private final AtomicLong permits;
     private final CountDownLatch done;
-    private final List<VirtualClient> clients = new ArrayList<>();
-    private final ArrayDeque<VirtualClient> idle = new ArrayDeque<>();
+    private final List<LoadClient> clients = new ArrayList<>();
+    private final ArrayDeque<LoadClient> idle = new ArrayDeque<>();
     private final long timeoutNs;
     private final double loopRate;
     private final long loopLimit;
@@ -46,7 +46,7 @@ final class LoopDriver {
      */
     LoopDriver(EventLoop loop, Bootstrap bootstrap, List<RequestTemplate> templates, BenchOptions options,
             int connections, int firstClientIndex, LoopStats stats, AtomicLong permits, CountDownLatch done,
-            double loopRate, long loopLimit, long phaseNs) {
+            double loopRate, long loopLimit, long phaseNs, ClientTls tls) {
         this.loop = loop;
         this.templates = templates;
         this.options = options;
@@ -61,9 +61,18 @@ final class LoopDriver {
         for (int i = 0; i < connections; i++) {
             InetSocketAddress local = ips.isEmpty() ? null
                     : new InetSocketAddress(ips.get((firstClientIndex + i) % ips.size()), 0);
-            VirtualClient client = new VirtualClient(this, bootstrap, local, stats, options.keepAlive());
-            client.repetitionsLeft = options.repetitions() > 0 ? options.repetitions() : Long.MAX_VALUE;
-            clients.add(client);
+            long repetitions = options.repetitions() > 0 ? options.repetitions() : Long.MAX_VALUE;
+            if (options.h2()) {
+                H2Connection connection = new H2Connection(this, bootstrap, local, stats, tls, options.streams());
+                for (H2Stream stream : connection.streams()) {
+                    stream.repetitionsLeft(repetitions);
+                    clients.add(stream);
+                }
+            } else {
+                VirtualClient client = new VirtualClient(this, bootstrap, local, stats, options.keepAlive(), tls);
+                client.repetitionsLeft(repetitions);
+                clients.add(client);
+            }
         }
     }
 
@@ -87,7 +96,7 @@ final class LoopDriver {
                 idle.addAll(clients);
                 tick();
             } else {
-                for (VirtualClient client : clients) {
+                for (LoadClient client : clients) {
                     closedLoopNext(client, System.nanoTime());
                 }
             }
@@ -120,7 +129,7 @@ final class LoopDriver {
      * A client finished its request; {@code backoff} after failures that would otherwise spin. The next request's
      * clock starts when it is sent (one clock read for the send, one when the response arrives).
      */
-    void onIdle(VirtualClient client, boolean backoff) {
+    void onIdle(LoadClient client, boolean backoff) {
         if (schedule != null) {
             // a hop through the task queue: a connect that fails at once must not recurse through the backlog
             loop.execute(() -> openLoopNext(client));
@@ -133,7 +142,7 @@ final class LoopDriver {
         }
     }
 
-    private void openLoopNext(VirtualClient client) {
+    private void openLoopNext(LoadClient client) {
         long now = System.nanoTime();
         if (!stopping && schedule.backlog(now) > 0) {
             client.send(nextTemplate(), schedule.take(), now);
@@ -143,14 +152,14 @@ final class LoopDriver {
         }
     }
 
-    private void closedLoopNext(VirtualClient client, long nowNs) {
-        if (stopping || client.repetitionsLeft <= 0 || permits != null && permits.getAndDecrement() <= 0) {
+    private void closedLoopNext(LoadClient client, long nowNs) {
+        if (stopping || client.repetitionsLeft() <= 0 || permits != null && permits.getAndDecrement() <= 0) {
             client.closeChannel();
             idle.add(client);
             checkFinished();
             return;
         }
-        client.repetitionsLeft--;
+        client.repetitionsLeft(client.repetitionsLeft() - 1);
         client.send(nextTemplate(), nowNs, nowNs);
     }
 
@@ -172,7 +181,7 @@ final class LoopDriver {
 
     private void sweepTimeouts() {
         long now = System.nanoTime();
-        for (VirtualClient client : clients) {
+        for (LoadClient client : clients) {
             client.checkTimeout(now, timeoutNs);
         }
     }
@@ -181,7 +190,7 @@ final class LoopDriver {
         if (!finished && idle.size() == clients.size() && (stopping || schedule == null)) {
             finished = true;
             sweeper.cancel(false);
-            for (VirtualClient client : clients) {
+            for (LoadClient client : clients) {
                 client.closeChannel();
             }
             done.countDown();
@@ -192,7 +201,7 @@ final class LoopDriver {
     void abort() {
         stopping = true;
         long now = System.nanoTime();
-        for (VirtualClient client : clients) {
+        for (LoadClient client : clients) {
             client.abandon(now);
         }
         if (!finished) {

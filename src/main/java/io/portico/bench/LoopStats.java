@@ -25,6 +25,7 @@ final class LoopStats {
     private static final int CONNECT = 1;
     private static final int WAITING = 2;
     private static final int PROCESSING = 3;
+    private static final int HANDSHAKE = 4;
 
     private final WriterReaderPhaser phaser = new WriterReaderPhaser();
     /** total, connect, waiting, processing: the set being written. */
@@ -33,6 +34,8 @@ final class LoopStats {
     private Histogram[] inactive = histograms();
     private final AtomicLongArray counters = new AtomicLongArray(Tally.SIZE);
     private final Map<ErrorClass, String> firstMessages;
+    /** What the first connection set up negotiated ("HTTP/2 over TLSv1.3 (...)"); null until one is up. */
+    private volatile String protocol;
 
     LoopStats(Map<ErrorClass, String> firstMessages) {
         this.firstMessages = firstMessages;
@@ -43,7 +46,7 @@ final class LoopStats {
     }
 
     private static Histogram[] histograms() {
-        return new Histogram[] {newHistogram(), newHistogram(), newHistogram(), newHistogram()};
+        return new Histogram[] {newHistogram(), newHistogram(), newHistogram(), newHistogram(), newHistogram()};
     }
 
     /** A response ended: total, connect, waiting (request written to first byte) in nanoseconds. */
@@ -104,6 +107,29 @@ final class LoopStats {
         add(Tally.CONNECTIONS, 1);
     }
 
+    /**
+     * A connection is ready to carry requests: {@code handshakeNs} is its TLS handshake (recorded once per
+     * connection, not per request, so the figure is what a connection setup costs), {@code negotiated} what it
+     * speaks; only the first is kept (every connection of a run asks for the same thing).
+     */
+    void connectionReady(long handshakeNs, String negotiated) {
+        if (handshakeNs >= 0) {
+            long phase = phaser.writerCriticalSectionEnter();
+            try {
+                active[HANDSHAKE].recordValue(clamp(handshakeNs));
+            } finally {
+                phaser.writerCriticalSectionExit(phase);
+            }
+        }
+        if (protocol == null && negotiated != null) {
+            protocol = negotiated;
+        }
+    }
+
+    String protocol() {
+        return protocol;
+    }
+
     private void add(int index, long delta) {
         counters.lazySet(index, counters.get(index) + delta);
     }
@@ -113,7 +139,8 @@ final class LoopStats {
     }
 
     /** Moves this loop's interval latencies into the given histograms (reader side; allocates nothing). */
-    void drainInto(Histogram totalTo, Histogram connectTo, Histogram waitingTo, Histogram processingTo) {
+    void drainInto(Histogram totalTo, Histogram connectTo, Histogram waitingTo, Histogram processingTo,
+            Histogram handshakeTo) {
         Histogram[] drained;
         phaser.readerLock();
         try {
@@ -124,7 +151,7 @@ final class LoopStats {
             phaser.readerUnlock();
         }
         inactive = drained;
-        Histogram[] targets = {totalTo, connectTo, waitingTo, processingTo};
+        Histogram[] targets = {totalTo, connectTo, waitingTo, processingTo, handshakeTo};
         for (int i = 0; i < targets.length; i++) {
             targets[i].add(drained[i]);
             drained[i].reset();

@@ -8,8 +8,9 @@ import java.util.Locale;
 public record RequestTarget(URI uri, String method, byte[] body) {
 
     public RequestTarget {
-        if (!"http".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null) {
-            throw new IllegalArgumentException("url: %s (expected: http://host[:port]/path)".formatted(uri));
+        if (!("http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme()))
+                || uri.getHost() == null) {
+            throw new IllegalArgumentException("url: %s (expected: http[s]://host[:port]/path)".formatted(uri));
         }
         method = method.toUpperCase(Locale.ROOT);
         body = body == null ? new byte[0] : body;
@@ -24,7 +25,7 @@ public record RequestTarget(URI uri, String method, byte[] body) {
             if (e.getMessage() != null && e.getMessage().startsWith("url:")) {
                 throw e;
             }
-            throw new IllegalArgumentException("url: %s (expected: http://host[:port]/path)".formatted(url));
+            throw new IllegalArgumentException("url: %s (expected: http[s]://host[:port]/path)".formatted(url));
         }
     }
 
@@ -32,15 +33,30 @@ public record RequestTarget(URI uri, String method, byte[] body) {
         return uri.getHost();
     }
 
-    public int port() {
-        return uri.getPort() < 0 ? 80 : uri.getPort();
+    /** Whether this is an {@code https://} URL: the connection speaks TLS, SNI from {@link #host()}. */
+    public boolean secure() {
+        return "https".equalsIgnoreCase(uri.getScheme());
     }
 
-    /** The Host header: host, plus the port when it isn't 80. */
+    public int port() {
+        return uri.getPort() < 0 ? defaultPort() : uri.getPort();
+    }
+
+    private int defaultPort() {
+        return secure() ? 443 : 80;
+    }
+
+    /** The host name as sent in SNI: without the brackets of an IPv6 literal. */
+    public String sniHost() {
+        String host = uri.getHost();
+        return host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
+    }
+
+    /** The Host header: host, plus the port when it isn't the scheme's default. */
     public String hostHeader() {
         String host = uri.getHost(); // URI keeps the brackets of an IPv6 literal
         String h = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
-        return uri.getPort() < 0 || uri.getPort() == 80 ? h : h + ":" + uri.getPort();
+        return uri.getPort() < 0 || uri.getPort() == defaultPort() ? h : h + ":" + uri.getPort();
     }
 
     /** The request-target sent on the request line. */

@@ -7,6 +7,8 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2Headers;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -26,6 +28,10 @@ final class RequestTemplate {
     private final ByteBuf owned;
     private final ByteBuf encoded;
     private final boolean head;
+    /** The request as HTTP/2 headers, shared by every stream (the HPACK encoder only reads them); built once. */
+    private final Http2Headers h2Headers;
+    /** The body alone, an unreleasable view for HTTP/2 DATA frames. */
+    private final ByteBuf body;
 
     RequestTemplate(RequestTarget target, InetSocketAddress address, BenchOptions options) {
         this.target = target;
@@ -52,6 +58,32 @@ final class RequestTemplate {
         this.head = method == HttpMethod.HEAD;
         this.owned = encode();
         this.encoded = Unpooled.unreleasableBuffer(owned);
+        this.body = Unpooled.unreleasableBuffer(owned.slice(owned.readableBytes() - target.body().length,
+                target.body().length));
+        this.h2Headers = toH2(h);
+    }
+
+    private Http2Headers toH2(HttpHeaders h) {
+        Http2Headers h2 = new DefaultHttp2Headers();
+        h2.method(method.name()).path(uri).scheme(target.secure() ? "https" : "http").authority(target.hostHeader());
+        for (Map.Entry<String, String> e : h) {
+            String name = e.getKey().toLowerCase(java.util.Locale.ROOT);
+            // connection-specific headers are forbidden in HTTP/2 (RFC 9113 8.2.2); Host is :authority
+            if (!name.equals("host") && !name.equals("connection") && !name.equals("keep-alive")
+                    && !name.equals("transfer-encoding") && !name.equals("upgrade")) {
+                h2.add(name, e.getValue());
+            }
+        }
+        return h2;
+    }
+
+    Http2Headers h2Headers() {
+        return h2Headers;
+    }
+
+    /** A view of the body for one DATA frame (its own indices); releasing it frees nothing. */
+    ByteBuf h2Body() {
+        return body.duplicate();
     }
 
     /** The request as bytes, built once (the response parser is told separately when it answers a HEAD). */

@@ -18,6 +18,7 @@ final class ResultMerge {
         Histogram connect = LoopStats.newHistogram();
         Histogram waiting = LoopStats.newHistogram();
         Histogram processing = LoopStats.newHistogram();
+        Histogram handshake = LoopStats.newHistogram();
         Tally tally = Tally.empty();
         double elapsed = 0;
         double busy = -1;
@@ -31,6 +32,7 @@ final class ResultMerge {
             connect.add(r.connect());
             waiting.add(r.waiting());
             processing.add(r.processing());
+            handshake.add(r.handshake());
             tally = tally.plus(r.tally());
             for (IntervalSample s : r.timeline()) {
                 timeline.add(new IntervalSample(s.startS() + elapsed, s.durationS(), s.responses(), s.errors(),
@@ -45,6 +47,6 @@ final class ResultMerge {
         }
         return new BenchResult(first.options(), elapsed, tally, total, connect, waiting, processing, timeline,
                 List.copyOf(new java.util.LinkedHashSet<>(warnings)), messages, stopped, busy, cpu,
-                first.environment());
+                first.environment(), handshake, first.protocol());
     }
 }

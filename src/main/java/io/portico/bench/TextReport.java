@@ -21,6 +21,7 @@ public final class TextReport {
         StringBuilder sb = new StringBuilder();
         sb.append(siege(r));
         sb.append(wrk(r)).append('\n');
+        sb.append(protocol(r)).append('\n');
         sb.append(connectionTimes(r)).append('\n');
         sb.append(percentiles(r.total()));
         String errors = errors(r);
@@ -59,6 +60,24 @@ public final class TextReport {
         line(sb, "Failed transactions:\t%12d", t.errors());
         line(sb, "Longest transaction:\t%12s", duration(r.maxMs()));
         line(sb, "Shortest transaction:\t%12s", duration(r.minMs()));
+        return sb.toString();
+    }
+
+    /**
+     * What the connections spoke and, over TLS, what their handshakes cost: mean and p99 over the connections set
+     * up (one figure per connection, so keep-alive reuse does not dilute it).
+     */
+    static String protocol(BenchResult r) {
+        StringBuilder sb = new StringBuilder("Protocol:     ").append(r.protocolOrDefault());
+        if (r.options().h2()) {
+            sb.append(", ").append(r.options().streams()).append(" stream(s) per connection");
+        }
+        sb.append('\n');
+        long n = r.handshake().getTotalCount();
+        if (n > 0) {
+            sb.append(String.format(Locale.ROOT, "TLS handshake: mean %s, p99 %s (%d connection(s))%n",
+                    duration(r.handshakeMeanMs()), duration(r.handshakeMs(99)), n));
+        }
         return sb.toString();
     }
 

@@ -7,6 +7,8 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import java.net.InetSocketAddress;
 
 /**
@@ -16,17 +18,25 @@ import java.net.InetSocketAddress;
  * <p>It speaks raw bytes, like wrk: the request is the template's pre-encoded bytes (one view per connection,
  * rewound for each send) and the response is framed by a {@link ResponseParser} over the received buffers, so a
  * request/response pair costs no HTTP object, header table or String on the client side.
+ *
+ * <p>For https an {@link SslHandler} sits below it in the pipeline: the bytes written and read here are the same,
+ * and the first request leaves once the handshake is done (the handshake is part of the connect time, and is
+ * recorded on its own once per connection).
  */
 @ChannelHandler.Sharable // re-added to each new connection of this client, always on the same loop
-final class VirtualClient extends ChannelInboundHandlerAdapter {
+final class VirtualClient extends ChannelInboundHandlerAdapter implements LoadClient {
 
     private final LoopDriver driver;
     private final Bootstrap bootstrap;
     private final InetSocketAddress localAddress;
     private final LoopStats stats;
     private final boolean keepAlive;
+    private final ClientTls tls;
     private final ResponseParser parser = new ResponseParser();
-    long repetitionsLeft;
+    private long repetitionsLeft;
+    /** When the TCP connection of a TLS handshake in progress was up; 0 when no handshake is in progress. */
+    private long handshakeStartNs;
+    private long connectStartNs;
 
     private Channel channel;
     private InetSocketAddress connectedTo;
@@ -43,8 +53,9 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
     private long firstByteNs;
 
     VirtualClient(LoopDriver driver, Bootstrap bootstrap, InetSocketAddress localAddress, LoopStats stats,
-            boolean keepAlive) {
+            boolean keepAlive, ClientTls tls) {
         this.driver = driver;
+        this.tls = tls;
         this.bootstrap = bootstrap;
         this.localAddress = localAddress;
         this.stats = stats;
@@ -55,11 +66,22 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
         return inFlight;
     }
 
+    @Override
+    public long repetitionsLeft() {
+        return repetitionsLeft;
+    }
+
+    @Override
+    public void repetitionsLeft(long left) {
+        repetitionsLeft = left;
+    }
+
     /**
      * Sends {@code request}; latency counts from {@code intendedNs} (now for the closed loop, due time for open).
      * {@code nowNs} is the caller's current System.nanoTime(), so a send reads the clock no more than it must.
      */
-    void send(RequestTemplate request, long intendedNs, long nowNs) {
+    @Override
+    public void send(RequestTemplate request, long intendedNs, long nowNs) {
         this.template = request;
         this.intendedNs = intendedNs;
         this.inFlight = true;
@@ -98,10 +120,40 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
         channel = done.channel();
         connectedTo = address;
         requestView = null; // a fresh view per connection: nothing of a closed one is ever rewound
+        stats.connectionOpened();
+        if (tls != null && template.target().secure()) {
+            connectStartNs = connectStart;
+            handshakeStartNs = System.nanoTime();
+            channel.pipeline().addLast("tls", tls.newHandler(channel.alloc(), template.target()));
+            channel.pipeline().addLast("client", this);
+            return; // the request leaves when the handshake is done (userEventTriggered)
+        }
         channel.pipeline().addLast("client", this);
         long now = System.nanoTime();
         connectNs = now - connectStart;
-        stats.connectionOpened();
+        stats.connectionReady(-1, "HTTP/1.1");
+        write(now);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (!(evt instanceof SslHandshakeCompletionEvent done) || ctx.channel() != channel || handshakeStartNs == 0) {
+            ctx.fireUserEventTriggered(evt);
+            return;
+        }
+        long now = System.nanoTime();
+        long started = handshakeStartNs;
+        handshakeStartNs = 0;
+        if (!inFlight) {
+            return;
+        }
+        if (!done.isSuccess()) {
+            fail(ErrorClass.TLS_HANDSHAKE, ClientTls.explain(done.cause()), true);
+            return;
+        }
+        connectNs = now - connectStartNs;
+        stats.connectionReady(now - started, stats.protocol() != null ? null
+                : "HTTP/1.1 over " + ClientTls.describe(ctx.pipeline().get(SslHandler.class)));
         write(now);
     }
 
@@ -162,7 +214,12 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
     }
 
     /** Called by the driver's sweep: records a request that outlived its timeout at its timeout. */
-    void checkTimeout(long nowNs, long timeoutNs) {
+    @Override
+    public void checkTimeout(long nowNs, long timeoutNs) {
+        if (inFlight && handshakeStartNs != 0 && channel != null && nowNs - handshakeStartNs >= timeoutNs) {
+            fail(ErrorClass.TLS_HANDSHAKE, new javax.net.ssl.SSLException("handshake timed out"), true);
+            return;
+        }
         if (inFlight && writeNs != 0 && channel != null && nowNs - writeNs >= timeoutNs) {
             inFlight = false;
             stats.timeout(writeNs + timeoutNs - intendedNs);
@@ -174,7 +231,13 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (inFlight && ctx.channel() == channel) {
-            fail(ErrorClassifier.ioFailure(cause), cause, false);
+            boolean handshaking = handshakeStartNs != 0;
+            handshakeStartNs = 0;
+            if (handshaking) {
+                fail(ErrorClass.TLS_HANDSHAKE, ClientTls.explain(cause), true);
+            } else {
+                fail(ErrorClassifier.ioFailure(cause), cause, false);
+            }
         } else {
             ctx.close();
         }
@@ -186,7 +249,9 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
             if (parser.closeCompletes()) {
                 complete(System.nanoTime()); // a body delimited by the close: this is its end
             } else {
-                fail(ErrorClass.PREMATURE_CLOSE, null, false);
+                boolean handshaking = handshakeStartNs != 0;
+                handshakeStartNs = 0;
+                fail(handshaking ? ErrorClass.TLS_HANDSHAKE : ErrorClass.PREMATURE_CLOSE, null, handshaking);
             }
         }
         if (ctx.channel() == channel) {
@@ -204,8 +269,10 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
     }
 
     /** Closes the connection (end of run, or no keep-alive). */
-    void closeChannel() {
+    @Override
+    public void closeChannel() {
         releasePending();
+        handshakeStartNs = 0;
         if (channel != null) {
             Channel c = channel;
             channel = null;
@@ -221,7 +288,8 @@ final class VirtualClient extends ChannelInboundHandlerAdapter {
     }
 
     /** Ends an unfinished request at the end of the run as a timeout at its current age (never dropped). */
-    void abandon(long nowNs) {
+    @Override
+    public void abandon(long nowNs) {
         if (inFlight) {
             inFlight = false;
             stats.timeout(nowNs - intendedNs);

@@ -68,7 +68,7 @@ public final class BenchCommand implements Callable<Integer> {
         Transport transport;
         List<Assertion> assertions = new ArrayList<>();
         try {
-            options = load.toOptions(urls);
+            options = load.toOptions(urls).requireOneOrigin();
             transport = load.clientTransport();
             for (String a : asserts) {
                 assertions.add(Assertion.parse(a));

@@ -42,8 +42,22 @@ final class LoadOptions {
     @Option(names = "-H", paramLabel = "'Name: value'", description = "Extra request header (repeatable).")
     List<String> headers = new ArrayList<>();
 
-    @Option(names = "-m", paramLabel = "METHOD", description = "Request method (default GET, POST with -d).")
+    @Option(names = "-m", paramLabel = "METHOD|N", description = "Request method (default GET, POST with -d); a "
+            + "number is --streams (h2load's -m).")
+    String methodOrStreams;
+
+    @Option(names = "--method", paramLabel = "METHOD", description = "Request method (default GET, POST with -d).")
     String method;
+
+    @Option(names = "--insecure", description = "https: do not verify the server's certificate (test certificates).")
+    boolean insecure;
+
+    @Option(names = "--h2", description = "HTTP/2: ALPN h2 over https, h2c with prior knowledge over http.")
+    boolean h2;
+
+    @Option(names = "--streams", paramLabel = "N", description = "With --h2: concurrent streams per connection, "
+            + "each one request at a time (default 1; -m N also sets it).")
+    Integer streams;
 
     @Option(names = "-d", paramLabel = "BODY", description = "Request body.")
     String body;
@@ -102,7 +116,28 @@ final class LoadOptions {
     /** The options for {@code urls}; throws IllegalArgumentException with a usage message when invalid. */
     BenchOptions toOptions(List<String> urls) {
         byte[] bodyBytes = readBody();
-        String m = method != null ? method : bodyBytes.length > 0 ? "POST" : "GET";
+        int streamCount = streams == null ? 1 : streams;
+        String chosenMethod = method;
+        if (methodOrStreams != null) {
+            if (methodOrStreams.chars().allMatch(Character::isDigit)) {
+                if (streams != null) {
+                    throw new IllegalArgumentException("-m %s and --streams: both given (expected: one of them)"
+                            .formatted(methodOrStreams));
+                }
+                try {
+                    streamCount = Integer.parseInt(methodOrStreams);
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("-m: %s (expected: a method or a stream count)"
+                            .formatted(methodOrStreams));
+                }
+            } else if (method != null) {
+                throw new IllegalArgumentException("-m %s and --method: both given (expected: one of them)"
+                        .formatted(methodOrStreams));
+            } else {
+                chosenMethod = methodOrStreams;
+            }
+        }
+        String m = chosenMethod != null ? chosenMethod : bodyBytes.length > 0 ? "POST" : "GET";
         List<RequestTarget> targets = new ArrayList<>();
         if (urlFile != null) {
             try {
@@ -135,7 +170,7 @@ final class LoadOptions {
         return new BenchOptions(targets, connections, requests, repetitions,
                 duration == null ? null : DurationText.parse(duration), keepAlive, parsedHeaders,
                 DurationText.parse(warmup), t, connectTimeout == null ? t : DurationText.parse(connectTimeout), rate,
-                ips, threads == null ? BenchOptions.defaultThreads() : threads);
+                ips, threads == null ? BenchOptions.defaultThreads() : threads, insecure, h2, streamCount);
     }
 
     private byte[] readBody() {

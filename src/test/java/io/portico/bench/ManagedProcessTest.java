@@ -73,4 +73,27 @@ class ManagedProcessTest {
                 "demo-app.enabled = false");
         assertThat(com.typesafe.config.ConfigFactory.parseString(conf).getConfigList("portico.locations")).hasSize(3);
     }
+
+    @Test
+    void theTlsScenarioMakesItsOwnCertificateWithKeytoolAndListensOnTls(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        Path[] certAndKey = BuiltInScenarios.selfSigned(dir);
+        assertThat(java.nio.file.Files.readString(certAndKey[0])).startsWith("-----BEGIN CERTIFICATE-----\n");
+        assertThat(java.nio.file.Files.readString(certAndKey[1])).startsWith("-----BEGIN PRIVATE KEY-----\n");
+        String conf = BuiltInScenarios.porticoConf(8080, 9090, Path.of("/tmp/s"), 8443, certAndKey[0], certAndKey[1]);
+        assertThat(com.typesafe.config.ConfigFactory.parseString(conf).getList("portico.listen")).hasSize(2);
+        // the listener loads: Portico reads the PEM pair keytool's key store became
+        io.portico.server.PorticoServer server = io.portico.testing.TestServers.start(
+                "listen = [ { address = \"127.0.0.1:0\", tls { certificates = [ { cert = \"" + certAndKey[0]
+                        + "\", key = \"" + certAndKey[1] + "\" } ] } } ]\nlocations = [ { path = \"/\", return = "
+                        + "{ status = 200, body = \"ok\" } } ]\n");
+        try {
+            BenchResult r = Runs.run(Runs.options("https://127.0.0.1:" + server.localAddresses().get(0).getPort()
+                    + "/", 1, 5, null, 0, java.time.Duration.ofSeconds(5)).withInsecure());
+            assertThat(r.tally().statusClass(2)).isEqualTo(5);
+            assertThat(r.protocol()).startsWith("HTTP/1.1 over TLSv1.3");
+        } finally {
+            server.stop();
+        }
+    }
 }

@@ -45,13 +45,39 @@ class OptionParsingTest {
 
     @Test
     void targetsRejectWhatTheClientCannotSpeak() {
-        assertThatThrownBy(() -> RequestTarget.of("https://example.com/", "GET", null))
-                .hasMessageContaining("expected: http://");
+        assertThatThrownBy(() -> RequestTarget.of("ftp://example.com/", "GET", null))
+                .hasMessageContaining("expected: http[s]://");
+        RequestTarget secure = RequestTarget.of("https://example.com/", "GET", null);
+        assertThat(secure.secure()).isTrue();
+        assertThat(secure.port()).isEqualTo(443);
+        assertThat(secure.hostHeader()).isEqualTo("example.com");
+        assertThat(RequestTarget.of("https://example.com:80/", "GET", null).hostHeader()).isEqualTo("example.com:80");
+        assertThat(RequestTarget.of("https://[::1]:8443/", "GET", null).sniHost()).isEqualTo("::1");
         RequestTarget t = RequestTarget.of("http://localhost/a%20b?x=1", "get", null);
         assertThat(t.method()).isEqualTo("GET");
         assertThat(t.pathAndQuery()).isEqualTo("/a%20b?x=1");
         assertThat(t.hostHeader()).isEqualTo("localhost");
         assertThat(RequestTarget.of("http://[::1]:81", "GET", null).hostHeader()).isEqualTo("[::1]:81");
+    }
+
+    @Test
+    void h2OptionsRefuseWhatOneConnectionPerOriginCannotDo() {
+        List<RequestTarget> two = List.of(RequestTarget.of("https://a.test/", "GET", null),
+                RequestTarget.of("https://b.test/", "GET", null));
+        assertThatThrownBy(() -> new BenchOptions(two, 1, 0, 0, null, true, List.of(), Duration.ZERO,
+                Duration.ofSeconds(1), Duration.ofSeconds(1), 0, List.of(), 1, false, true, 2).requireOneOrigin())
+                .hasMessageContaining("--h2: https://b.test/");
+        List<RequestTarget> one = two.subList(0, 1);
+        assertThatThrownBy(() -> new BenchOptions(one, 1, 0, 0, null, false, List.of(), Duration.ZERO,
+                Duration.ofSeconds(1), Duration.ofSeconds(1), 0, List.of(), 1, false, true, 2))
+                .hasMessageContaining("--no-keepalive");
+        assertThatThrownBy(() -> new BenchOptions(one, 1, 0, 0, null, true, List.of(), Duration.ZERO,
+                Duration.ofSeconds(1), Duration.ofSeconds(1), 0, List.of(), 1, false, false, 2))
+                .hasMessageContaining("with --h2");
+        BenchOptions ok = new BenchOptions(one, 3, 0, 2, null, true, List.of(), Duration.ZERO,
+                Duration.ofSeconds(1), Duration.ofSeconds(1), 0, List.of(), 1, false, true, 4);
+        assertThat(ok.slots()).isEqualTo(12);
+        assertThat(ok.requestBudget()).as("-r is per stream slot").isEqualTo(24);
     }
 
     @Test

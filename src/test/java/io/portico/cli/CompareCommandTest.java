@@ -116,7 +116,7 @@ class CompareCommandTest {
         Map<String, Object> json = (Map<String, Object>) MiniJson.parse(Files.readString(dir.resolve("r.json")));
         assertThat(json).containsEntry("report", "compare");
         List<Map<String, Object>> scenarios = (List<Map<String, Object>>) json.get("scenarios");
-        assertThat(scenarios).hasSize(5);
+        assertThat(scenarios).hasSize(6);
         assertThat(scenarios).allSatisfy(sc -> {
             assertThat(sc).containsKeys("name", "ratios_b_over_a", "a", "b", "notes", "assertions");
             assertThat((List<Object>) sc.get("assertions")).hasSize(1);
@@ -130,11 +130,18 @@ class CompareCommandTest {
         assertThat(out.toString()).contains("/ direct vs proxied  [A: direct, B: proxied]")
                 .contains("note: Direct, a request costs the app's CPU; proxied, it costs the app's and Portico's")
                 .contains("pass  b.availability>=0%");
+        Map<String, Object> tls = scenarios.get(3);
+        assertThat((String) tls.get("name")).startsWith("TLS at the front");
+        assertThat(((Map<String, Object>) tls.get("a")).get("protocol")).isEqualTo("HTTP/1.1");
+        Map<String, Object> overTls = (Map<String, Object>) tls.get("b");
+        assertThat((String) overTls.get("protocol")).startsWith("HTTP/1.1 over TLSv1.");
+        assertThat(((Number) ((Map<String, Object>) overTls.get("handshake_ms")).get("connections")).longValue())
+                .isPositive();
         String html = Files.readString(dir.resolve("r.html"));
         HtmlPage page = HtmlPage.parse(html);
         page.assertEveryChartHasDataAndRoundTicksFromZero();
-        assertThat(page.all("section")).hasSize(5);
-        assertThat(page.all("svg")).hasSize(15);
+        assertThat(page.all("section")).hasSize(6);
+        assertThat(page.all("svg")).hasSize(18);
         assertThat(html).contains("<th>scenario</th><th>result</th><th>assertions</th>");
     }
 
