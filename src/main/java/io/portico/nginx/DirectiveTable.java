@@ -27,7 +27,8 @@ final class DirectiveTable {
         mapped("http2_max_concurrent_streams", "`http2.max-concurrent-streams`");
         mapped("http2_body_preread_size", "`http2.initial-window-size` (nginx announces it as each stream's window)");
         mapped("http2_max_header_size", "`http2.max-header-list-size` (obsolete since nginx 1.19.7)");
-        mapped("server", "the top-level `locations` (the default server) or one entry of `hosts`");
+        mapped("server", "the top-level `locations` (the default server) or entries of `hosts`, with `default ="
+                + " true` on the addresses where it is nginx's default");
         mapped("server_name", "`hosts[].names` (`.example.com` becomes `example.com` and `*.example.com`;"
                 + " regex names and `www.example.*` are not mapped)");
         mapped("location", "one entry of `locations` per location, nested ones flattened with what they inherit:"

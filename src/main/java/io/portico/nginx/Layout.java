@@ -8,27 +8,32 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Which server becomes the default (the top-level locations) and which become hosts with which names. nginx
- * chooses a server by address first, then by name: each address:port has its own default (the server whose listen
- * there says {@code default_server}, else the first one listening there), and a name belongs to the first server
- * that has it on that address. Portico's hosts have a {@code listen} each, so names are kept per address; its
- * default is one for every listener, so an address whose nginx default is another server is reported: a request
- * there for a name no server on it has gets another answer (the server's own names are kept).
+ * Which server becomes the top-level locations and which become hosts with which names. nginx chooses a server
+ * by address first, then by name: each address:port has its own default (the server whose listen there says
+ * {@code default_server}, else the first one listening there), and a name belongs to the first server that has it
+ * on that address. Portico's hosts have a {@code listen} each, so names are kept per address, and a host that says
+ * {@code default = true} answers the unknown names on its listeners: a server that is nginx's default of some
+ * addresses becomes a default host on those (and a plain host with the same names on its other addresses); the
+ * top-level server's names become a host too on the addresses where another server is the default, or that one
+ * would answer them there. What a host cannot say (a default without a name of its own) is reported.
  *
- * @param perListener whether the kept servers listen on different sets of addresses (then each host's
- *     {@code listen} is written; otherwise every host answers on every listener, as in nginx)
+ * @param hosts the {@code hosts} entries, a server may have two (where it is the default, and where not)
+ * @param perListener whether each host's {@code listen} is written (the kept servers listen on different sets
+ *     of addresses, or a host is a default; otherwise every host answers on every listener, as in nginx)
  */
-record Layout(Servers.Server defaultServer, Map<Servers.Server, List<String>> hosts, List<Servers.Server> kept,
+record Layout(Servers.Server defaultServer, List<Host> hosts, List<Servers.Server> kept,
         Map<String, Servers.Server> addressDefaults, boolean perListener) {
+
+    /** One {@code hosts} entry: a server's names on some of its (nginx) addresses, the default there or not. */
+    record Host(Servers.Server server, List<String> names, Set<String> addresses, boolean isDefault) {}
 
     static Layout of(List<Servers.Server> servers, Report report) {
         if (servers.isEmpty()) {
-            return new Layout(null, Map.of(), List.of(), Map.of(), false);
+            return new Layout(null, List.of(), List.of(), Map.of(), false);
         }
         Map<String, Servers.Server> defaults = addressDefaults(servers);
         Servers.Server def = chooseDefault(servers, defaults);
         Map<Servers.Server, List<String>> names = names(servers, report);
-        Map<Servers.Server, List<String>> hosts = new LinkedHashMap<>();
         List<Servers.Server> kept = new ArrayList<>();
         kept.add(def);
         for (Servers.Server s : servers) {
@@ -39,18 +44,45 @@ record Layout(Servers.Server defaultServer, Map<Servers.Server, List<String>> ho
             if (own.isEmpty()) {
                 if (s.names().isEmpty()) {
                     report.unmapped(s.block(), "a second default server (no server_name) on " + addresses(s)
-                            + ": Portico has one default, the server at " + def.block().source()
-                            + "; this one is left out");
+                            + ": a Portico host needs a name, and the top-level locations are the server at "
+                            + def.block().source() + "; this one is left out");
+                } else {
+                    reportNameless(s, defaults, def, report);
                 }
                 continue;
             }
-            hosts.put(s, own);
             kept.add(s);
+        }
+        List<Host> hosts = new ArrayList<>();
+        for (Servers.Server s : servers) {
+            List<String> own = names.getOrDefault(s, List.of());
+            if (own.isEmpty() || !kept.contains(s)) {
+                continue; // left out above, or the top-level server without a name
+            }
+            Set<String> isDefault = new LinkedHashSet<>();
+            Set<String> rest = new LinkedHashSet<>();
+            for (String a : addresses(s)) {
+                Servers.Server d = defaults.get(a);
+                if (s == def) {
+                    // Its names need a host only where a default host would take them from the top level.
+                    if (d != def && kept.contains(d)) {
+                        rest.add(a);
+                    }
+                } else {
+                    (d == s ? isDefault : rest).add(a);
+                }
+            }
+            if (!isDefault.isEmpty()) {
+                hosts.add(new Host(s, own, isDefault, true));
+            }
+            if (!rest.isEmpty()) {
+                hosts.add(new Host(s, own, rest, false));
+            }
         }
         Set<Set<String>> sets = new LinkedHashSet<>();
         kept.forEach(s -> sets.add(addresses(s)));
-        reportDefaults(defaults, def, kept, report);
-        return new Layout(def, hosts, List.copyOf(kept), defaults, sets.size() > 1);
+        boolean perListener = sets.size() > 1 || hosts.stream().anyMatch(Host::isDefault);
+        return new Layout(def, List.copyOf(hosts), List.copyOf(kept), defaults, perListener);
     }
 
     /** nginx's default server of each address: {@code default_server} there, else the first server there. */
@@ -120,23 +152,21 @@ record Layout(Servers.Server defaultServer, Map<Servers.Server, List<String>> ho
         return out;
     }
 
-    private static void reportDefaults(Map<String, Servers.Server> defaults, Servers.Server def,
-            List<Servers.Server> kept, Report report) {
-        Map<Servers.Server, List<String>> others = new LinkedHashMap<>();
-        defaults.forEach((a, s) -> {
-            if (s != def) {
-                others.computeIfAbsent(s, k -> new ArrayList<>()).add(a);
+    /** A server whose names are all other servers' is left out; where it is nginx's default that differs. */
+    private static void reportNameless(Servers.Server s, Map<String, Servers.Server> defaults, Servers.Server def,
+            Report report) {
+        List<String> where = new ArrayList<>();
+        defaults.forEach((a, d) -> {
+            if (d == s) {
+                where.add(a);
             }
         });
-        String why = ": Portico has one default for every listener, the server at " + def.block().source()
-                + ", whose locations answer there a name no host on the listener has";
-        others.forEach((s, addresses) -> {
-            if (s.names().isEmpty() || !kept.contains(s)) {
-                return; // left out above, and said so
-            }
-            report.unmapped(s.block(), (s.defaultServer() ? "default_server on " + addresses
-                    : "nginx's default on " + addresses + " as the first server there") + why);
-        });
+        if (!where.isEmpty()) {
+            report.unmapped(s.block(), (s.defaultServer() ? "default_server on " + where : "nginx's default on "
+                    + where + " as the first server there") + ", with no name of its own (other servers have them"
+                    + " there): a Portico host needs one, so it is left out and the top-level locations (the server"
+                    + " at " + def.block().source() + ") answer the names no host there has");
+        }
     }
 
     static Set<String> addresses(Servers.Server s) {

@@ -2,6 +2,7 @@ package io.portico.nginx;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,8 +12,9 @@ import java.util.Optional;
  * {@code listen}: every address of the servers Portico keeps, once; TLS where a server's listen there says
  * {@code ssl} (or the old {@code ssl on}), with the certificates of every such server (the default server's
  * first: SNI chooses among them by their names). {@code 0.0.0.0:P} with {@code [::]:P} is {@code *:P} where the
- * same servers listen on both. Each says {@code http2} as nginx does there: on where nginx speaks HTTP/2, and
- * {@code off} on a TLS listener where nginx does not (Portico's {@code auto} would).
+ * same servers listen on both with the same default server (a default host's {@code listen} names it). Each says
+ * {@code http2} as nginx does there: on where nginx speaks HTTP/2, and {@code off} on a TLS listener where nginx
+ * does not (Portico's {@code auto} would).
  */
 final class Listeners {
     private final Report report;
@@ -36,11 +38,11 @@ final class Listeners {
         Directive http2Listen;
     }
 
-    /** The listeners {@code s} answers on, as written in {@code listen} (a host's {@code listen}). */
-    List<String> written(Servers.Server s) {
+    /** The listeners of these nginx addresses, as written in {@code listen} (a host's {@code listen}). */
+    List<String> written(Collection<String> addresses) {
         List<String> out = new ArrayList<>();
-        for (Servers.Listen l : s.listens()) {
-            String a = byNginxAddress.get(l.address()).address;
+        for (String nginxAddress : addresses) {
+            String a = byNginxAddress.get(nginxAddress).address;
             if (!out.contains(a)) {
                 out.add(a);
             }
@@ -213,7 +215,7 @@ final class Listeners {
             Address v4 = byAddress.get(key);
             Address v6 = byAddress.get("[::]:" + port);
             if (v6 != null && v6.tlsServers.equals(v4.tlsServers) && v6.servers.equals(v4.servers)
-                    && (v6.http2Listen == null) == (v4.http2Listen == null)) {
+                    && (v6.http2Listen == null) == (v4.http2Listen == null) && v6.nginxDefault == v4.nginxDefault) {
                 v4.address = "*:" + port;
                 v6.address = v4.address;
                 v4.sources.addAll(v6.sources);

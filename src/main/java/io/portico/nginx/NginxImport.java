@@ -3,7 +3,6 @@ package io.portico.nginx;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -90,12 +89,14 @@ public final class NginxImport {
         if (layout.defaultServer() != null) {
             writeLocations(layout.defaultServer(), locations, defaultLocations);
         }
-        for (Map.Entry<Servers.Server, List<String>> h : layout.hosts().entrySet()) {
-            hosts.comment(h.getKey().block().origin());
+        for (Layout.Host h : layout.hosts()) {
+            hosts.comment(h.server().block().origin());
             String listen = layout.perListener()
-                    ? ", listen = " + Hocon.strings(listeners.written(h.getKey())) : "";
-            hosts.open("{ names = " + Hocon.strings(h.getValue()) + listen + ", locations = [");
-            writeLocations(h.getKey(), locations, hosts);
+                    ? ", listen = " + Hocon.strings(listeners.written(h.addresses())) : "";
+            // nginx's default server of those addresses: it answers the names no server there has.
+            String isDefault = h.isDefault() ? ", default = true" : "";
+            hosts.open("{ names = " + Hocon.strings(h.names()) + listen + isDefault + ", locations = [");
+            writeLocations(h.server(), locations, hosts);
             hosts.close("] }");
         }
         Hocon out = new Hocon();

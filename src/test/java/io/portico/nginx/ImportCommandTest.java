@@ -114,11 +114,9 @@ class ImportCommandTest {
                 + "  server { listen 443 ssl; server_name example.com; ssl_certificate " + cert.cert() + ";"
                 + " ssl_certificate_key " + cert.key() + "; root " + www + "; }\n}\n");
         NginxImport.Result r = NginxImport.translate(f);
-        // Only names no server has differ: nginx's default on port 80 is the redirect (the first server there);
-        // Portico's one default is the TLS site (a redirect as the default of 443 would loop). example.com is kept.
-        assertThat(Imports.unmapped(r)).containsExactly("nginx.conf:2 server");
-        assertThat(Imports.reasons(r)).contains("nginx's default on [0.0.0.0:80] as the first server there: Portico"
-                + " has one default for every listener, the server at nginx.conf:3");
+        // nginx's default on port 80 is the redirect (the first server there): the default host on that listener;
+        // the top level is the TLS site (a redirect as the default of 443 would loop).
+        assertThat(Imports.unmapped(r)).isEmpty();
         PorticoConfig c = Imports.load(r, dir);
         // The default server's addresses first.
         assertThat(c.listen()).extracting(Object::toString).containsExactly("0.0.0.0:443 tls", "0.0.0.0:80");
@@ -126,6 +124,7 @@ class ImportCommandTest {
         assertThat(c.hosts()).singleElement().satisfies(h -> {
             assertThat(h.names()).containsExactly("example.com");
             assertThat(h.listen()).extracting(Object::toString).containsExactly("0.0.0.0:80");
+            assertThat(h.isDefault()).as("every name on port 80").isTrue();
             TargetConfig.Return ret = (TargetConfig.Return) h.locations().get(0).target();
             assertThat(ret.status()).isEqualTo(301);
             assertThat(ret.location().orElseThrow().text()).isEqualTo("https://$host$request_uri");

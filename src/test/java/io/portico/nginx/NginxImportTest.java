@@ -359,8 +359,8 @@ class NginxImportTest {
                 + "  server { listen 127.0.0.1:8080; server_name a.test; root " + www + "; }\n"
                 + "  server { listen 127.0.0.1:8081; server_name b.test; root " + other + "; }\n"
                 + "  server { listen 127.0.0.1:8081; server_name b.test; return 404; }\n}\n");
-        // 8081's default (b.test, the first there) is not Portico's one default (a.test): unknown names differ.
-        assertThat(unmapped(r)).containsExactly("nginx.conf:3 server");
+        // 8081's default is b.test, the first there: its host is the default on 8081, a.test the top level.
+        assertThat(unmapped(r)).isEmpty();
         assertThat(r.report().notes()).extracting(Report.Item::reason).anyMatch(n -> n.startsWith(
                 "the name b.test on [127.0.0.1:8081]: nginx ignores it (conflicting server name)"));
         PorticoConfig c = load(r, dir);
@@ -369,22 +369,71 @@ class NginxImportTest {
         assertThat(c.hosts()).singleElement().satisfies(h -> {
             assertThat(h.names()).containsExactly("b.test");
             assertThat(h.listen()).extracting(Object::toString).containsExactly("127.0.0.1:8081");
+            assertThat(h.isDefault()).isTrue();
             assertThat(((TargetConfig.Static) h.locations().get(0).target()).dir()).isEqualTo(other);
         });
         assertThat(c.hosts().get(0).on(c.listen().get(0).address())).as("b.test is not served on 8080").isFalse();
     }
 
     @Test
-    void aDefaultServerOfOneAddressOnlyIsReported() throws Exception {
+    void aDefaultServerOfOneAddressOnlyIsTheDefaultHostThere() throws Exception {
         NginxImport.Result r = translate(dir, "http {\n"
                 + "  server { listen 127.0.0.1:8080 default_server; server_name a.test; root " + www + "; }\n"
                 + "  server { listen 127.0.0.1:8081 default_server; server_name b.test; return 403; }\n}\n");
-        assertThat(unmapped(r)).containsExactly("nginx.conf:3 server");
-        assertThat(Imports.reasons(r)).contains("default_server on [127.0.0.1:8081]: Portico has one default for"
-                + " every listener, the server at nginx.conf:2");
+        assertThat(unmapped(r)).isEmpty();
+        assertThat(r.hocon()).contains("{ names = [\"b.test\"], listen = [\"127.0.0.1:8081\"], default = true,");
         PorticoConfig c = load(r, dir);
-        assertThat(c.hosts()).singleElement().satisfies(h -> assertThat(h.listen()).extracting(Object::toString)
-                .containsExactly("127.0.0.1:8081"));
+        assertThat(c.hosts()).singleElement().satisfies(h -> {
+            assertThat(h.listen()).extracting(Object::toString).containsExactly("127.0.0.1:8081");
+            assertThat(h.isDefault()).isTrue();
+        });
+    }
+
+    /**
+     * A server that is nginx's default of one of its addresses only: a default host there and a plain host with
+     * the same names on the other; the top-level server's names are a host where the default is another's.
+     */
+    @Test
+    void aServerThatIsTheDefaultOfSomeOfItsAddressesIsTwoHosts() throws Exception {
+        NginxImport.Result r = translate(dir, "http {\n"
+                + "  server { listen 127.0.0.1:8081; server_name b.test; return 403; }\n"
+                + "  server { listen 127.0.0.1:8080; listen 127.0.0.1:8081; listen 127.0.0.1:8082; server_name"
+                + " a.test; root " + www + "; }\n"
+                + "  server { listen 127.0.0.1:8082; listen 127.0.0.1:8081; server_name c.test; return 404; }\n}\n");
+        assertThat(unmapped(r)).isEmpty();
+        PorticoConfig c = load(r, dir);
+        assertThat(location(c, Match.Kind.PREFIX, "/").target()).as("a.test, the default of 8080 and 8082")
+                .isInstanceOf(TargetConfig.Static.class);
+        assertThat(c.hosts()).extracting(h -> h.names() + " " + h.listen() + (h.isDefault() ? " default" : ""))
+                .containsExactly("[b.test] [127.0.0.1:8081] default", "[a.test] [127.0.0.1:8081]",
+                        "[c.test] [127.0.0.1:8082, 127.0.0.1:8081]");
+    }
+
+    /** IPv4 and IPv6 of one port with different nginx defaults stay two listeners (one `*:P` could not say it). */
+    @Test
+    void wildcardAddressesWithDifferentDefaultsAreNotMerged() throws Exception {
+        NginxImport.Result r = translate(dir, "http {\n"
+                + "  server { listen 8080; listen [::]:8080; server_name a.test; root " + www + "; }\n"
+                + "  server { listen 8080; listen [::]:8080 default_server; server_name b.test; return 403; }\n}\n");
+        assertThat(unmapped(r)).isEmpty();
+        PorticoConfig c = load(r, dir);
+        assertThat(c.listen()).extracting(Object::toString).containsExactly("0.0.0.0:8080", "[::]:8080");
+        assertThat(c.hosts()).extracting(h -> h.names() + " " + h.listen() + (h.isDefault() ? " default" : ""))
+                .containsExactly("[a.test] [0.0.0.0:8080] default", "[a.test] [[::]:8080]",
+                        "[b.test] [0.0.0.0:8080]");
+    }
+
+    @Test
+    void aDefaultServerWhoseNamesAreAllAnotherServersIsReported() throws Exception {
+        NginxImport.Result r = translate(dir, "http {\n"
+                + "  server { listen 127.0.0.1:8080 default_server; server_name x.test; root " + www + "; }\n"
+                + "  server { listen 127.0.0.1:8081; server_name a.test; root " + www + "; }\n"
+                + "  server { listen 127.0.0.1:8081 default_server; server_name a.test; return 403; }\n}\n");
+        assertThat(unmapped(r)).containsExactly("nginx.conf:4 server");
+        assertThat(Imports.reasons(r)).contains("default_server on [127.0.0.1:8081], with no name of its own (other"
+                + " servers have them there): a Portico host needs one");
+        PorticoConfig c = load(r, dir);
+        assertThat(c.hosts()).extracting(HostConfig::isDefault).containsExactly(false);
     }
 
     @Test
@@ -427,8 +476,8 @@ class NginxImportTest {
                 + "  server { listen 127.0.0.1:8444 ssl; http2 on; server_name b.test; ssl_certificate " + b.cert()
                 + "; ssl_certificate_key " + b.key() + "; root " + www + "; }\n}\n");
         // On 8444 nginx chooses by SNI: b.test speaks HTTP/2, a.test not; Portico's listener follows its default
-        // (line 3, which is also reported as a default that is not Portico's one default, line 2).
-        assertThat(unmapped(r)).containsExactly("nginx.conf:3 server", "nginx.conf:4 http2");
+        // (line 3, the default host there).
+        assertThat(unmapped(r)).containsExactly("nginx.conf:4 http2");
         assertThat(Imports.reasons(r)).contains("HTTP/2 on for this server only: Portico's http2 is the"
                 + " listener's (127.0.0.1:8444 speaks HTTP/1.1 only for every host, as the server at nginx.conf:3)");
         PorticoConfig c = load(r, dir);

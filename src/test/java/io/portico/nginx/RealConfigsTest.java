@@ -142,7 +142,8 @@ class RealConfigsTest {
 
     /**
      * A certbot-style site: the port-80 redirect beside the TLS site with HTTP/2, both on IPv4 and IPv6. The two
-     * servers of one name are two hosts on their own listeners; only a name no server has on port 80 differs.
+     * servers of one name are the top level and a host on port 80, the default there (so a name no server has
+     * gets the redirect on port 80, as in nginx).
      */
     @Test
     void aCertbotStyleTlsSiteWithHttp2() throws Exception {
@@ -159,13 +160,14 @@ class RealConfigsTest {
                 + "    root " + www + ";\n    location / { try_files $uri $uri/ =404; }\n  }\n}\n");
         NginxImport.Result r = NginxImport.translate(dir.resolve("nginx.conf"));
 
-        assertThat(unmapped(r)).containsExactly("nginx.conf:4 server");
+        assertThat(unmapped(r)).isEmpty();
         PorticoConfig c = load(r, dir);
         assertThat(c.listen()).extracting(Object::toString).containsExactly("*:443 tls h2", "*:80");
         assertThat(c.http2().maxConcurrentStreams()).isEqualTo(64);
         assertThat(c.hosts()).singleElement().satisfies(h -> {
             assertThat(h.names()).containsExactly("example.com", "www.example.com");
             assertThat(h.listen()).extracting(Object::toString).containsExactly("*:80");
+            assertThat(h.isDefault()).as("nginx's default on port 80").isTrue();
             assertThat(((TargetConfig.Return) h.locations().get(0).target()).status()).isEqualTo(301);
         });
         assertThat(((TargetConfig.Static) location(c, "/").target()).dir()).isEqualTo(www);
