@@ -7,7 +7,7 @@ import java.util.Optional;
 /**
  * Every nginx directive {@code portico import} knows and what becomes of it: mapped (to the Portico key named),
  * not needed (Portico does it on its own, or it changes nothing a client sees), or not mapped (why, and the issue
- * that brings it). docs/import.md's table is {@link #markdown()}; a test keeps the two equal.
+ * that brings it). docs/from-nginx.md's table is {@link #markdown()}; a test keeps the two equal.
  */
 final class DirectiveTable {
     enum Kind { MAPPED, NOT_NEEDED, NOT_MAPPED }
@@ -151,18 +151,21 @@ final class DirectiveTable {
                 + " HTTP/2 connection after `limits.keepalive-timeout`");
         notNeeded("http2_recv_timeout", "obsolete since nginx 1.19.7 (client_header_timeout)");
         notNeeded("http2_max_requests", "obsolete since nginx 1.19.7 (keepalive_requests)");
-        notMapped("uwsgi_pass", "uwsgi upstreams are not supported yet (issue 26); run uWSGI with"
-                + " --http-socket and proxy to it (the output does so)");
-        notMapped("uwsgi_param", "uwsgi upstreams are not supported yet (issue 26)");
-        notMapped("uwsgi_read_timeout", "uwsgi upstreams are not supported yet (issue 26)");
-        notMapped("uwsgi_send_timeout", "uwsgi upstreams are not supported yet (issue 26)");
-        notMapped("uwsgi_connect_timeout", "uwsgi upstreams are not supported yet (issue 26)");
-        notMapped("uwsgi_buffering", "uwsgi upstreams are not supported yet (issue 26)");
-        notMapped("fastcgi_pass", "FastCGI upstreams are not supported yet (issue 26)");
-        notMapped("fastcgi_param", "FastCGI upstreams are not supported yet (issue 26)");
-        notMapped("fastcgi_index", "FastCGI upstreams are not supported yet (issue 26)");
-        notMapped("fastcgi_split_path_info", "FastCGI upstreams are not supported yet (issue 26)");
-        notMapped("fastcgi_read_timeout", "FastCGI upstreams are not supported yet (issue 26)");
+        mapped("uwsgi_pass", "`proxy` to an upstream of `uwsgi://ADDRESS` servers (an upstream block's name is"
+                + " reported: write its servers as uwsgi://)");
+        mapped("uwsgi_param", "the location's `params` (values with the variables Portico knows)");
+        mapped("uwsgi_read_timeout", "the upstream's `read-timeout`");
+        mapped("uwsgi_send_timeout", "the upstream's `send-timeout`");
+        mapped("uwsgi_connect_timeout", "the upstream's `connect-timeout`");
+        notMapped("uwsgi_buffering", "Portico buffers uwsgi responses as it does HTTP ones (proxy-response-buffering)");
+        mapped("fastcgi_pass", "`proxy` to an upstream of `fastcgi://ADDRESS` servers");
+        mapped("fastcgi_param", "`params`; `SCRIPT_FILENAME $document_root$fastcgi_script_name` over a `root` is"
+                + " `fastcgi-root`");
+        mapped("fastcgi_index", "`fastcgi-index`");
+        notMapped("fastcgi_split_path_info", "Portico's SCRIPT_NAME is the whole path");
+        mapped("fastcgi_read_timeout", "the upstream's `read-timeout`");
+        mapped("fastcgi_send_timeout", "the upstream's `send-timeout`");
+        mapped("fastcgi_connect_timeout", "the upstream's `connect-timeout`");
         notMapped("gzip_types", "compression is not supported yet (issue 27)");
         notMapped("gzip_vary", "compression is not supported yet (issue 27)");
         notMapped("gzip_comp_level", "compression is not supported yet (issue 27)");
@@ -248,7 +251,7 @@ final class DirectiveTable {
         return Optional.ofNullable(TABLE.get(name));
     }
 
-    /** The table docs/import.md shows, generated from the entries above. */
+    /** The table docs/from-nginx.md shows, generated from the entries above. */
     static String markdown() {
         StringBuilder s = new StringBuilder("| nginx | becomes |\n| --- | --- |\n");
         for (Entry e : TABLE.values()) {

@@ -46,9 +46,7 @@ final class LocationTranslator {
         } else if (s.here("uwsgi_pass").isPresent()) {
             ok = uwsgi(loc, s.here("uwsgi_pass").get(), keys);
         } else if (s.here("fastcgi_pass").isPresent()) {
-            report.unmapped(s.here("fastcgi_pass").get(), "FastCGI upstreams are not supported yet (issue 26); the"
-                    + " location " + loc.value() + " is left out");
-            ok = false;
+            ok = fastcgi(loc, s.here("fastcgi_pass").get(), keys);
         } else {
             ok = statics(loc, named, keys);
         }
@@ -128,13 +126,82 @@ final class LocationTranslator {
 
     private boolean uwsgi(FlatLocation loc, Directive d, List<String> keys) {
         String target = d.arg(0).replaceFirst("^uwsgi://", "");
-        String name = upstreams.use(target, Upstreams.Timeouts.NONE, d);
-        report.unmapped(d, "uwsgi upstreams are not supported yet (issue 26): the output proxies over HTTP to "
-                + target + "; start uWSGI there with --http-socket " + target + " (not --socket)");
-        keys.add("proxy = " + Hocon.quote(name) + "  # " + d.origin() + " (HTTP until issue 26: uWSGI --http-socket)");
+        if (target.contains("$") || upstreams.isBlock(target)) {
+            report.unmapped(d, "uwsgi_pass to an upstream block or a variable: write the block's servers as"
+                    + " uwsgi://HOST:PORT in a Portico upstream; the location " + loc.value() + " is left out");
+            return false;
+        }
+        Scope s = loc.scope();
+        String name = upstreams.use("uwsgi://" + target, new Upstreams.Timeouts(time(s, "uwsgi_connect_timeout"),
+                time(s, "uwsgi_send_timeout"), time(s, "uwsgi_read_timeout")), d);
+        report.mapped(d);
+        keys.add("proxy = " + Hocon.quote(name) + "  # " + d.origin() + " (uwsgi)");
+        params(s, "uwsgi_param", keys);
         // uwsgi_params hands the app the client's Host (HTTP_HOST), as Portico's host = client does.
-        proxyOptions(loc.scope(), keys, "client");
+        proxyOptions(s, keys, "client");
         return true;
+    }
+
+    /**
+     * fastcgi_pass ADDRESS: an upstream of fastcgi:// servers. SCRIPT_FILENAME becomes {@code fastcgi-root} when it is
+     * nginx's usual {@code $document_root$fastcgi_script_name} over a {@code root}; other fastcgi_param with values
+     * Portico can express go to {@code params}.
+     */
+    private boolean fastcgi(FlatLocation loc, Directive d, List<String> keys) {
+        String target = d.arg(0).replaceFirst("^fastcgi://", "");
+        if (target.contains("$") || upstreams.isBlock(target)) {
+            report.unmapped(d, "fastcgi_pass to an upstream block or a variable: write the block's servers as"
+                    + " fastcgi://HOST:PORT in a Portico upstream; the location " + loc.value() + " is left out");
+            return false;
+        }
+        Scope s = loc.scope();
+        String name = upstreams.use("fastcgi://" + target, new Upstreams.Timeouts(time(s, "fastcgi_connect_timeout"),
+                time(s, "fastcgi_send_timeout"), time(s, "fastcgi_read_timeout")), d);
+        report.mapped(d);
+        keys.add("proxy = " + Hocon.quote(name) + "  # " + d.origin() + " (FastCGI)");
+        Optional<Directive> root = s.find("root");
+        for (Directive p : s.group("fastcgi_param")) {
+            if (p.arg(0).equals("SCRIPT_FILENAME") && p.args().size() > 1
+                    && p.arg(1).equals("$document_root$fastcgi_script_name") && root.isPresent()) {
+                report.mapped(p);
+                keys.add("fastcgi-root = " + Hocon.quote(root.get().arg(0)) + "  # " + p.origin());
+            }
+        }
+        s.find("fastcgi_index").ifPresent(i -> {
+            report.mapped(i);
+            keys.add("fastcgi-index = " + Hocon.quote(i.arg(0)) + "  # " + i.origin());
+        });
+        params(s, "fastcgi_param", keys);
+        proxyOptions(s, keys, "client");
+        return true;
+    }
+
+    /** uwsgi_param / fastcgi_param NAME VALUE as the location's {@code params}; SCRIPT_FILENAME is fastcgi-root's. */
+    private void params(Scope s, String directive, List<String> keys) {
+        List<String> entries = new ArrayList<>();
+        for (Directive p : s.group(directive)) {
+            if (p.arg(0).equals("SCRIPT_FILENAME") && directive.equals("fastcgi_param")) {
+                if (!keys.stream().anyMatch(k -> k.startsWith("fastcgi-root"))) {
+                    report.unmapped(p, "SCRIPT_FILENAME is fastcgi-root (a root) and the script's path; this value"
+                            + " is not $document_root$fastcgi_script_name over a root");
+                }
+                continue;
+            }
+            if (p.args().size() < 2) {
+                report.unmapped(p, "a parameter without a value");
+                continue;
+            }
+            NginxValues.Translated value = NginxValues.text(p.arg(1));
+            if (!value.ok()) {
+                report.unmapped(p, value.whyNot());
+                continue;
+            }
+            report.mapped(p);
+            entries.add(Hocon.key(p.arg(0)) + " = " + Hocon.quote(value.value()));
+        }
+        if (!entries.isEmpty()) {
+            keys.add("params = { " + String.join(", ", entries) + " }");
+        }
     }
 
     private Upstreams.Timeouts timeouts(Scope s) {

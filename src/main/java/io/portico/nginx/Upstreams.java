@@ -144,8 +144,10 @@ final class Upstreams {
     /** The Portico upstream a location reaching {@code target} (an upstream name or host:port) uses. */
     String use(String target, Timeouts timeouts, Directive from) {
         if (!pools.containsKey(target)) {
-            String address = target.startsWith("unix:") || target.matches(".*:\\d+") ? target : target + ":80";
-            pools.put(target, new Pool(unique(sanitize(target)), List.of("{ address = " + Hocon.quote(address) + " }"),
+            // "uwsgi://..." and "fastcgi://..." targets name their protocol; a plain one is HTTP, port 80 by default
+            String address = target.contains("://") || target.startsWith("unix:") || target.matches(".*:\\d+")
+                    ? target : target + ":80";
+            pools.put(target, new Pool(unique(sanitize(target.replaceFirst("^([a-z]+)://", "$1-"))), List.of("{ address = " + Hocon.quote(address) + " }"),
                     List.of(), new ArrayList<>(List.of(from.origin() + " (an upstream of its own)"))));
         }
         Pool base = pools.get(target);

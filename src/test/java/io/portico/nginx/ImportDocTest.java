@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
- * docs/import.md's directive table is {@link DirectiveTable#markdown()}, so the docs and the code cannot drift.
+ * docs/from-nginx.md's directive table is {@link DirectiveTable#markdown()}, so the docs and the code cannot drift.
  * After changing the table, regenerate the docs with {@code -Dimport.doc.update=true}.
  */
 class ImportDocTest {
@@ -16,7 +16,7 @@ class ImportDocTest {
 
     @Test
     void theDocsTableIsTheCodesTable() throws Exception {
-        Path doc = Path.of("docs/import.md");
+        Path doc = Path.of("docs/from-nginx.md");
         String text = Files.readString(doc);
         int start = text.indexOf(START);
         int end = text.indexOf(END);

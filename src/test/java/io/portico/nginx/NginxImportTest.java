@@ -510,19 +510,20 @@ class NginxImportTest {
         String reasons = Imports.reasons(r);
         assertThat(unmapped(r)).containsExactlyInAnyOrder(
                 "nginx.conf:2 gzip", "nginx.conf:3 gzip_types", "nginx.conf:4 proxy_cache_path",
-                "nginx.conf:7 listen", "nginx.conf:9 uwsgi_pass", "nginx.conf:9 uwsgi_param",
-                "nginx.conf:10 fastcgi_pass", "nginx.conf:11 proxy_cache", "nginx.conf:12 rewrite",
+                "nginx.conf:7 listen", "nginx.conf:11 proxy_cache", "nginx.conf:12 rewrite",
                 "nginx.conf:12 frobnicate");
-        assertThat(reasons).contains("uwsgi_pass 127.0.0.1:5000;  uwsgi upstreams are not supported yet (issue 26)",
-                "fastcgi_pass unix:/run/php.sock;  FastCGI upstreams are not supported yet (issue 26)",
-                "gzip on;  compression is not supported yet (issue 27)", "caching is not supported yet (issue 27)",
-                "the PROXY protocol is not supported yet (issue 29)",
+        assertThat(reasons).contains("gzip on;  compression is not supported yet (issue 27)",
+                "caching is not supported yet (issue 27)", "the PROXY protocol is not supported yet (issue 29)",
                 "frobnicate on;  portico import does not know this directive");
         PorticoConfig c = load(r, dir);
+        // uwsgi_pass and fastcgi_pass became upstreams of their protocol (issue 26), uwsgi_param the params
         TargetConfig.Proxy py = (TargetConfig.Proxy) location(c, Match.Kind.PREFIX, "/py/").target();
         assertThat(c.upstreams().get(py.upstream()).servers().get(0).address()).hasToString("127.0.0.1:5000");
-        assertThat(c.locations()).noneMatch(l -> l.match().kind() == Match.Kind.REGEX);
-        assertThat(r.hocon()).contains("# Not mapped (10)", "#   nginx.conf:12: frobnicate on;");
+        assertThat(c.upstreams().get(py.upstream()).protocol()).hasToString("UWSGI");
+        assertThat(r.hocon()).contains("params = { X = \"y\" }");
+        TargetConfig.Proxy php = (TargetConfig.Proxy) location(c, Match.Kind.REGEX, "\\.php$").target();
+        assertThat(c.upstreams().get(php.upstream()).protocol()).hasToString("FASTCGI");
+        assertThat(r.hocon()).contains("# Not mapped (7)", "#   nginx.conf:12: frobnicate on;");
     }
 
     @Test
