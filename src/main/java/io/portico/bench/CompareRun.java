@@ -24,7 +24,7 @@ public final class CompareRun {
     private RoundObserver observer = new RoundObserver() { };
 
     /** Told when each round starts and ends, on the caller's thread (e.g. to read the servers' CPU around it). */
-    interface RoundObserver {
+    public interface RoundObserver {
         default void started(boolean b) {
         }
 
@@ -46,7 +46,7 @@ public final class CompareRun {
         this.notices = notices;
     }
 
-    CompareRun observedBy(RoundObserver o) {
+    public CompareRun observedBy(RoundObserver o) {
         this.observer = o;
         return this;
     }

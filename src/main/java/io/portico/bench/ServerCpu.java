@@ -6,13 +6,15 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The CPU the local server processes of a comparison spent on each side's rounds, read from {@code /proc/PID/stat}
  * (user + system) around every round, so that a report can say what a response cost each process: the reason a
  * ratio is what it is when the processes share the machine's cores. Linux only; elsewhere it says nothing.
  */
-final class ServerCpu implements CompareRun.RoundObserver {
+public final class ServerCpu implements CompareRun.RoundObserver {
 
     /** USER_HZ: the unit of /proc/PID/stat's times, 100 on every Linux the JVM runs on. */
     private static final double TICKS_PER_SECOND = 100;
@@ -28,6 +30,27 @@ final class ServerCpu implements CompareRun.RoundObserver {
         this.names = List.copyOf(names);
         this.pids = pids.clone();
         this.seconds = new double[2][pids.length];
+    }
+
+    /**
+     * For a plain compare of two loopback targets: the local processes listening on their ports (one when both are
+     * the same process), or empty when /proc does not show them (another user's, another machine's, not Linux).
+     */
+    public static Optional<ServerCpu> listeningOn(RequestTarget a, RequestTarget b) {
+        if (!SharedMachine.loopback(a.host()) || !SharedMachine.loopback(b.host())) {
+            return Optional.empty();
+        }
+        OptionalLong pa = ListeningProcess.of(a.port());
+        OptionalLong pb = ListeningProcess.of(b.port());
+        if (pa.isEmpty() || pb.isEmpty()) {
+            return Optional.empty();
+        }
+        if (pa.getAsLong() == pb.getAsLong()) {
+            return Optional.of(new ServerCpu(List.of("the server (pid " + pa.getAsLong() + ")"),
+                    pa.getAsLong()));
+        }
+        return Optional.of(new ServerCpu(List.of("A's server (pid " + pa.getAsLong() + ")",
+                "B's server (pid " + pb.getAsLong() + ")"), pa.getAsLong(), pb.getAsLong()));
     }
 
     @Override
@@ -48,7 +71,7 @@ final class ServerCpu implements CompareRun.RoundObserver {
     }
 
     /** {@code Server CPU per response (/proc): direct: demo app 95 us; proxied: demo app 90 us + Portico 150 us}. */
-    String note(CompareResult c) {
+    public String note(CompareResult c) {
         if (!readable) {
             return null;
         }

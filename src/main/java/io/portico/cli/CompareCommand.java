@@ -14,6 +14,7 @@ import io.portico.bench.HtmlReport;
 import io.portico.bench.JsonReport;
 import io.portico.bench.RequestTarget;
 import io.portico.bench.Scenario;
+import io.portico.bench.ServerCpu;
 import io.portico.bench.SharedMachine;
 import io.portico.server.Transport;
 import java.io.IOException;
@@ -110,11 +111,21 @@ final class CompareCommand implements Callable<Integer> {
             } else {
                 RequestTarget targetA = options.targets().get(0);
                 RequestTarget targetB = options.targets().get(1);
-                CompareResult result = new CompareRun(options, targetA, targetB, rounds, loops,
-                        System.console() != null ? err : null, err).run(a, b);
+                CompareRun run = new CompareRun(options, targetA, targetB, rounds, loops,
+                        System.console() != null ? err : null, err);
+                // Local servers: what each process spent per response on each side (/proc), as the built-in
+                // scenarios report it.
+                java.util.Optional<ServerCpu> cpu = ServerCpu.listeningOn(targetA, targetB);
+                cpu.ifPresent(run::observedBy);
+                CompareResult result = run.run(a, b);
+                List<String> notes = new java.util.ArrayList<>();
                 String shared = SharedMachine.note(targetA, targetB, Runtime.getRuntime().availableProcessors());
-                Scenario s = new Scenario(a + " vs " + b, result, List.of(CompareMetric.values()),
-                        shared == null ? List.of() : List.of(shared), List.of()).checked(checks);
+                if (shared != null) {
+                    notes.add(shared);
+                }
+                cpu.map(c -> c.note(result)).ifPresent(notes::add);
+                Scenario s = new Scenario(a + " vs " + b, result, List.of(CompareMetric.values()), notes, List.of())
+                        .checked(checks);
                 scenarios.add(s);
                 report.print(CompareReport.render(s));
             }

@@ -76,7 +76,10 @@ class CompareCommandTest {
                 .doesNotContain("assertion failed: throughput>=0.0001").contains("wrote the JSON report to ")
                 .contains("wrote the HTML report to ");
         assertThat(out.toString()).contains("pass  throughput>=0.0001", "FAIL  ratio(rps)>=1000", "pass  b.errors<1%",
-                "note: A, B and this load generator all run on this machine");
+                "note: A, B and this load generator all run on this machine",
+                // both stubs listen in this JVM: the process /proc names for their ports
+                "Server CPU per response (user + system, /proc, around each round)",
+                "the server (pid " + ProcessHandle.current().pid() + ")");
         List<Map<String, Object>> asserts = (List<Map<String, Object>>) scenario.get("assertions");
         assertThat(asserts).extracting(m -> m.get("expression")).containsExactly("throughput>=0.0001",
                 "ratio(rps)>=1000", "b.errors<1%");
