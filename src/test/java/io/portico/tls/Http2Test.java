@@ -120,7 +120,8 @@ class Http2Test {
 
     /** curl's answer: "VERSION STATUS" on the first line, then the body (to a file when {@code out} is given). */
     static String curl(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("curl", "-sS", "-k", "--max-time", "10", "-w", "\n%{http_version} %{http_code}"));
+        List<String> cmd = new ArrayList<>(List.of("curl", "-sS", "-k", "--max-time", "10", "-w",
+                "\n%{http_version} %{http_code}"));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
@@ -158,7 +159,8 @@ class Http2Test {
 
     @Test
     void aClientWithoutH2GetsHttp11OnTheTlsListener() throws Exception {
-        assertThat(curl("--http1.1", "https://127.0.0.1:" + tlsPort + "/ret")).isEqualTo("ret https 127.0.0.1\n1.1 200");
+        assertThat(curl("--http1.1", "https://127.0.0.1:" + tlsPort + "/ret"))
+                .isEqualTo("ret https 127.0.0.1\n1.1 200");
     }
 
     @Test
@@ -299,6 +301,47 @@ class Http2Test {
                 }
             }
             assertThat(refused).as("RST_STREAM REFUSED_STREAM").isEqualTo(0x7);
+        }
+    }
+
+    @Test
+    void aHeaderListOverItsLimitGets431() throws Exception {
+        try (RawH2 c = new RawH2(h2cPort)) {
+            ByteArrayOutputStream h = new ByteArrayOutputStream();
+            h.writeBytes(RawH2.getHeaders());
+            byte[] name = "x-big".getBytes(StandardCharsets.US_ASCII);
+            byte[] value = "v".repeat(20_000).getBytes(StandardCharsets.US_ASCII); // over max-header-list-size 16k
+            h.write(0x00); // literal without indexing, new name
+            h.write(name.length);
+            h.writeBytes(name);
+            // the value's length, 20,000, as an HPACK integer with a 7-bit prefix: 127, then 19,873 in 7-bit groups
+            h.write(0x7f);
+            int rest = value.length - 127;
+            while (rest >= 128) {
+                h.write((rest & 0x7f) | 0x80);
+                rest >>= 7;
+            }
+            h.write(rest);
+            h.writeBytes(value);
+            byte[] block = h.toByteArray();
+            // one HEADERS frame without END_HEADERS, then CONTINUATION frames of at most 16 KiB (max-frame-size)
+            int first = Math.min(block.length, 16_384);
+            c.frame(0x1, 0x1, 1, java.util.Arrays.copyOfRange(block, 0, first));
+            for (int off = first; off < block.length; off += 16_384) {
+                int end = Math.min(block.length, off + 16_384);
+                c.frame(0x9, end == block.length ? 0x4 : 0, 1, java.util.Arrays.copyOfRange(block, off, end));
+            }
+            String status = null;
+            for (int n = 0; n < 50 && status == null; n++) {
+                RawH2.Frame f = c.read();
+                if (f.type() == 0x1 && f.stream() == 1) {
+                    io.netty.handler.codec.http2.Http2Headers decoded =
+                            new io.netty.handler.codec.http2.DefaultHttp2HeadersDecoder(false).decodeHeaders(1,
+                                    io.netty.buffer.Unpooled.wrappedBuffer(f.payload()));
+                    status = String.valueOf(decoded.status());
+                }
+            }
+            assertThat(status).as("the response to a header list over max-header-list-size").isEqualTo("431");
         }
     }
 
