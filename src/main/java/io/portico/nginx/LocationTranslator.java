@@ -125,20 +125,33 @@ final class LocationTranslator {
     }
 
     private boolean uwsgi(FlatLocation loc, Directive d, List<String> keys) {
-        String target = d.arg(0).replaceFirst("^uwsgi://", "");
+        if (!cgiUpstream(loc, d, "uwsgi", keys)) {
+            return false;
+        }
+        params(loc.scope(), "uwsgi_param", keys);
+        // uwsgi_params hands the app the client's Host (HTTP_HOST), as Portico's host = client does.
+        proxyOptions(loc.scope(), keys, "client");
+        return true;
+    }
+
+    /**
+     * {@code uwsgi_pass} / {@code fastcgi_pass ADDRESS}: {@code proxy} to an upstream of {@code PROTOCOL://ADDRESS}
+     * servers, with the directive family's connect, send and read timeouts; false (reported) for an upstream block
+     * or a variable, whose servers Portico would need to see as that protocol's.
+     */
+    private boolean cgiUpstream(FlatLocation loc, Directive d, String protocol, List<String> keys) {
+        String target = d.arg(0).replaceFirst("^" + protocol + "://", "");
         if (target.contains("$") || upstreams.isBlock(target)) {
-            report.unmapped(d, "uwsgi_pass to an upstream block or a variable: write the block's servers as"
-                    + " uwsgi://HOST:PORT in a Portico upstream; the location " + loc.value() + " is left out");
+            report.unmapped(d, d.name() + " to an upstream block or a variable: write the block's servers as "
+                    + protocol + "://HOST:PORT in a Portico upstream; the location " + loc.value() + " is left out");
             return false;
         }
         Scope s = loc.scope();
-        String name = upstreams.use("uwsgi://" + target, new Upstreams.Timeouts(time(s, "uwsgi_connect_timeout"),
-                time(s, "uwsgi_send_timeout"), time(s, "uwsgi_read_timeout")), d);
+        String name = upstreams.use(protocol + "://" + target, new Upstreams.Timeouts(
+                time(s, protocol + "_connect_timeout"), time(s, protocol + "_send_timeout"),
+                time(s, protocol + "_read_timeout")), d);
         report.mapped(d);
-        keys.add("proxy = " + Hocon.quote(name) + "  # " + d.origin() + " (uwsgi)");
-        params(s, "uwsgi_param", keys);
-        // uwsgi_params hands the app the client's Host (HTTP_HOST), as Portico's host = client does.
-        proxyOptions(s, keys, "client");
+        keys.add("proxy = " + Hocon.quote(name) + "  # " + d.origin() + " (" + protocol + ")");
         return true;
     }
 
@@ -148,17 +161,10 @@ final class LocationTranslator {
      * Portico can express go to {@code params}.
      */
     private boolean fastcgi(FlatLocation loc, Directive d, List<String> keys) {
-        String target = d.arg(0).replaceFirst("^fastcgi://", "");
-        if (target.contains("$") || upstreams.isBlock(target)) {
-            report.unmapped(d, "fastcgi_pass to an upstream block or a variable: write the block's servers as"
-                    + " fastcgi://HOST:PORT in a Portico upstream; the location " + loc.value() + " is left out");
+        if (!cgiUpstream(loc, d, "fastcgi", keys)) {
             return false;
         }
         Scope s = loc.scope();
-        String name = upstreams.use("fastcgi://" + target, new Upstreams.Timeouts(time(s, "fastcgi_connect_timeout"),
-                time(s, "fastcgi_send_timeout"), time(s, "fastcgi_read_timeout")), d);
-        report.mapped(d);
-        keys.add("proxy = " + Hocon.quote(name) + "  # " + d.origin() + " (FastCGI)");
         Optional<Directive> root = s.find("root");
         for (Directive p : s.group("fastcgi_param")) {
             if (p.arg(0).equals("SCRIPT_FILENAME") && p.args().size() > 1
