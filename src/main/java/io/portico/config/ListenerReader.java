@@ -117,16 +117,15 @@ final class ListenerReader {
         Duration timeout = n.duration("proxy-protocol-timeout", Duration.ofMillis(1));
         if (!on) {
             if (n.userSet("trusted")) {
-                n.problem("trusted", "is the balancers a PROXY protocol header is taken from, and this listener has"
-                        + " none (expected: proxy-protocol = true beside it; proxies whose X-Forwarded-For is"
-                        + " believed are trusted-proxies)");
+                n.problem("trusted", "applies only with proxy-protocol = true (expected: proxy-protocol = true beside"
+                        + " it; the proxies whose X-Forwarded-For is believed are the top level's trusted-proxies)");
             }
             return Optional.empty();
         }
         if (n.strings("trusted").isEmpty()) {
-            n.problem("trusted", "none: any client could name any address in a PROXY header (expected: the"
-                    + " balancers' CIDRs, e.g. [\"10.0.0.0/8\"], or [\"0.0.0.0/0\", \"::/0\"] to take it from anyone,"
-                    + " as nginx does)");
+            n.problem("proxy-protocol", "true without trusted: any client could name any address in a PROXY header"
+                    + " (expected: trusted = the balancers' CIDRs, e.g. [\"10.0.0.0/8\"], or [\"0.0.0.0/0\", \"::/0\"]"
+                    + " to take it from anyone, as nginx does)");
             return Optional.empty();
         }
         return Optional.of(new ProxyProtocolConfig(trusted, timeout));
