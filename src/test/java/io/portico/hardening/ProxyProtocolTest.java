@@ -115,6 +115,8 @@ class ProxyProtocolTest {
     void v2LocalAndUnspecKeepTheTcpPeer() throws IOException {
         assertThat(who(ProxyHeaders.v2Local())).isEqualTo("127.0.0.1 http");
         assertThat(who(ProxyHeaders.v2Unspec())).isEqualTo("127.0.0.1 http");
+        // HAProxy's health check with send-proxy-v2-ssl: LOCAL, AF_UNSPEC, and an SSL TLV saying "not TLS".
+        assertThat(who(v2(0x20, 0x00, ProxyHeaders.sslTlv(0, "")))).isEqualTo("127.0.0.1 http");
     }
 
     @Test
