@@ -129,6 +129,45 @@ class HAProxyFrontTest {
         }
     }
 
+    /** HTTP/2 streams (h2c, and h2 through TLS passed through) take the client of their connection's header. */
+    @Test
+    void http2StreamsSeeTheProxyClient() throws Exception {
+        TestCertificates.Issued cert = TestCertificates.issue(dir, "p", List.of("localhost"));
+        PorticoServer h2 = TestServers.start("listen = [\n"
+                + " { address = \"127.0.0.1:0\", proxy-protocol = true, trusted = [\"127.0.0.1/32\"], http2 = on }\n"
+                + " { address = \"127.0.0.1:0\", proxy-protocol = true, trusted = [\"127.0.0.1/32\"],"
+                + " tls { certificates = [ { cert = \"" + cert.cert() + "\", key = \"" + cert.key() + "\" } ] } }\n]\n"
+                + "locations = [ { path = \"/who\", return = { status = 200, body = \"$remote_addr $scheme\" } } ]\n");
+        try {
+            int plainPort = h2.localAddresses().get(0).getPort();
+            int tlsPort = h2.localAddresses().get(1).getPort();
+            try (HAProxyProcess plain = HAProxyProcess.start(dir, port -> "defaults\n  mode tcp\n  timeout connect 2s\n"
+                    + "  timeout client 30s\n  timeout server 30s\n"
+                    + "listen h2c\n  bind 127.0.0.1:" + port + "\n  server p 127.0.0.1:" + plainPort + " send-proxy-v2\n");
+                    HAProxyProcess tls = HAProxyProcess.start(dir, port -> "defaults\n  mode tcp\n"
+                    + "  timeout connect 2s\n  timeout client 30s\n  timeout server 30s\n"
+                    + "listen h2\n  bind 127.0.0.1:" + port + "\n  server p 127.0.0.1:" + tlsPort + " send-proxy\n")) {
+                assertThat(curl("--http2-prior-knowledge", "http://127.0.0.1:" + plain.port() + "/who"))
+                        .isEqualTo("127.0.0.2 http\n2 200");
+                assertThat(curl("--http2", "https://127.0.0.1:" + tls.port() + "/who"))
+                        .isEqualTo("127.0.0.2 https\n2 200");
+            }
+        } finally {
+            h2.stop();
+        }
+    }
+
+    /** curl from 127.0.0.2, printing the body, then the HTTP version and status. */
+    private static String curl(String... args) throws Exception {
+        List<String> cmd = new java.util.ArrayList<>(List.of("curl", "-sS", "-k", "--max-time", "10",
+                "--interface", "127.0.0.2", "-w", "\n%{http_version} %{http_code}"));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+        assertThat(p.waitFor(15, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        return out;
+    }
+
     @Test
     void twoClientsThroughHAProxyAreLimitedSeparately() throws IOException {
         startHAProxy("", "send-proxy-v2");
