@@ -1,15 +1,16 @@
 package io.portico.hardening;
 
-import static io.portico.hardening.ProxyHeaders.ascii;
-import static io.portico.hardening.ProxyHeaders.concat;
-import static io.portico.hardening.ProxyHeaders.tlv;
-import static io.portico.hardening.ProxyHeaders.v1;
-import static io.portico.hardening.ProxyHeaders.v2;
+import static io.portico.testing.ProxyHeaders.ascii;
+import static io.portico.testing.ProxyHeaders.concat;
+import static io.portico.testing.ProxyHeaders.tlv;
+import static io.portico.testing.ProxyHeaders.v1;
+import static io.portico.testing.ProxyHeaders.v2;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.portico.server.PorticoServer;
 import io.portico.testing.LogCapture;
+import io.portico.testing.ProxyHeaders;
 import io.portico.testing.RawHttp;
 import io.portico.testing.Response;
 import io.portico.testing.TestCertificates;

@@ -1,4 +1,4 @@
-package io.portico.hardening;
+package io.portico.testing;
 
 import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
@@ -10,22 +10,22 @@ import java.nio.charset.StandardCharsets;
  * not by Netty's encoder, so that the tests check Portico against the text rather than against the library it reads
  * them with.
  */
-final class ProxyHeaders {
-    static final byte[] V2_SIGNATURE = {0x0D, 0x0A, 0x0D, 0x0A, 0x00, 0x0D, 0x0A, 0x51, 0x55, 0x49, 0x54, 0x0A};
-    static final int PP2_TYPE_ALPN = 0x01;
-    static final int PP2_TYPE_AUTHORITY = 0x02;
-    static final int PP2_TYPE_SSL = 0x20;
-    static final int PP2_SUBTYPE_SSL_VERSION = 0x21;
-    static final int PP2_CLIENT_SSL = 0x01;
+public final class ProxyHeaders {
+    public static final byte[] V2_SIGNATURE = {0x0D, 0x0A, 0x0D, 0x0A, 0x00, 0x0D, 0x0A, 0x51, 0x55, 0x49, 0x54, 0x0A};
+    public static final int PP2_TYPE_ALPN = 0x01;
+    public static final int PP2_TYPE_AUTHORITY = 0x02;
+    public static final int PP2_TYPE_SSL = 0x20;
+    public static final int PP2_SUBTYPE_SSL_VERSION = 0x21;
+    public static final int PP2_CLIENT_SSL = 0x01;
 
     private ProxyHeaders() {}
 
-    static byte[] v1(String line) {
+    public static byte[] v1(String line) {
         return (line + "\r\n").getBytes(StandardCharsets.US_ASCII);
     }
 
     /** A v2 PROXY command over TCP (IPv4 or IPv6 by the source's form), with {@code tlvs} appended. */
-    static byte[] v2(String source, int sourcePort, String destination, int destinationPort, byte[] tlvs) {
+    public static byte[] v2(String source, int sourcePort, String destination, int destinationPort, byte[] tlvs) {
         byte[] src = address(source);
         byte[] dst = address(destination);
         ByteArrayOutputStream body = new ByteArrayOutputStream();
@@ -40,16 +40,16 @@ final class ProxyHeaders {
     }
 
     /** v2's LOCAL command (a balancer's own connection, its health check), with no address. */
-    static byte[] v2Local() {
+    public static byte[] v2Local() {
         return v2(0x20, 0x00, new byte[0]);
     }
 
     /** v2 PROXY with the family AF_UNSPEC: the balancer does not know (v1's UNKNOWN). */
-    static byte[] v2Unspec() {
+    public static byte[] v2Unspec() {
         return v2(0x21, 0x00, new byte[0]);
     }
 
-    static byte[] v2(int versionCommand, int family, byte[] body) {
+    public static byte[] v2(int versionCommand, int family, byte[] body) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.writeBytes(V2_SIGNATURE);
         out.write(versionCommand);
@@ -60,7 +60,7 @@ final class ProxyHeaders {
         return out.toByteArray();
     }
 
-    static byte[] tlv(int type, byte[] value) {
+    public static byte[] tlv(int type, byte[] value) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.write(type);
         out.write(value.length >> 8);
@@ -70,7 +70,7 @@ final class ProxyHeaders {
     }
 
     /** PP2_TYPE_SSL: the client's bit field, verify = 0 (its certificate, if any, verified) and a version sub-TLV. */
-    static byte[] sslTlv(int client, String version) {
+    public static byte[] sslTlv(int client, String version) {
         ByteArrayOutputStream value = new ByteArrayOutputStream();
         value.write(client);
         value.writeBytes(new byte[4]);
@@ -78,7 +78,7 @@ final class ProxyHeaders {
         return tlv(PP2_TYPE_SSL, value.toByteArray());
     }
 
-    static byte[] concat(byte[]... parts) {
+    public static byte[] concat(byte[]... parts) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (byte[] p : parts) {
             out.writeBytes(p);
@@ -86,7 +86,7 @@ final class ProxyHeaders {
         return out.toByteArray();
     }
 
-    static byte[] ascii(String text) {
+    public static byte[] ascii(String text) {
         return text.getBytes(StandardCharsets.US_ASCII);
     }
 
