@@ -4,11 +4,13 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.portico.config.Http2Config;
 import io.portico.config.LimitsConfig;
 import io.portico.config.LocationConfig;
+import io.portico.config.ProxyProtocolConfig;
 import io.portico.metrics.LocationMeters;
 import io.portico.metrics.PorticoMetrics;
 import io.portico.metrics.AccessLog;
@@ -27,6 +29,11 @@ import java.util.function.Supplier;
  * HTTP/1.1 connection ({@link #initStream}). Handlers are never added or removed per request.
  */
 final class ClientChannelInitializer extends ChannelInitializer<Channel> {
+    /**
+     * The bytes of TLVs a PROXY v2 header may carry: HAProxy's SSL, authority and unique-id TLVs and a cloud
+     * balancer's own take a few hundred; a longer header is refused rather than buffered up to 64 KiB.
+     */
+    private static final int MAX_PROXY_TLVS = 4096;
     private final LimitsConfig limits;
     private final ServerState state;
     private final ConnectionLimiter connectionLimiter;
@@ -42,10 +49,21 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     private final Http2Config http2;
     /** A Content-Length over this is refused before routing; a location's own limit after it. */
     private final long largestBodyLimit;
+    /** The listener's PROXY protocol, or null when connections start with HTTP or TLS. */
+    private final ProxyProtocolConfig proxyProtocol;
+    private final ProxyProtocolRefusals proxyRefusals;
 
     ClientChannelInitializer(LimitsConfig limits, ServerState state, ConnectionLimiter connectionLimiter,
             ClientAddresses addresses, AccessLog accessLog, HostRouter router, Supplier<ChannelHandler> rateLimiter,
             Function<LocationConfig, LocationMeters> meters, PorticoMetrics metrics, ServerTls tls, Http2Config http2) {
+        this(limits, state, connectionLimiter, addresses, accessLog, router, rateLimiter, meters, metrics, tls, http2,
+                null);
+    }
+
+    ClientChannelInitializer(LimitsConfig limits, ServerState state, ConnectionLimiter connectionLimiter,
+            ClientAddresses addresses, AccessLog accessLog, HostRouter router, Supplier<ChannelHandler> rateLimiter,
+            Function<LocationConfig, LocationMeters> meters, PorticoMetrics metrics, ServerTls tls, Http2Config http2,
+            ProxyProtocolConfig proxyProtocol) {
         this.limits = limits;
         this.state = state;
         this.connectionLimiter = connectionLimiter;
@@ -58,6 +76,8 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
         this.tls = tls;
         this.http2 = http2;
         this.largestBodyLimit = ExchangeHandler.largestBodyLimit(limits.maxBodySize(), router.routes());
+        this.proxyProtocol = proxyProtocol;
+        this.proxyRefusals = proxyProtocol == null ? null : ProxyProtocolHandler.refusals();
     }
 
     @Override
@@ -66,6 +86,11 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
         metrics.connectionAccepted();
         ChannelPipeline p = ch.pipeline();
         p.addLast(ClientPipeline.CONNECTIONS, connectionLimiter);
+        if (proxyProtocol != null) {
+            // Before TLS: a balancer's PROXY header precedes the ClientHello.
+            p.addLast(ClientPipeline.PROXY_DECODER, new HAProxyMessageDecoder(MAX_PROXY_TLVS));
+            p.addLast(ClientPipeline.PROXY, new ProxyProtocolHandler(proxyProtocol, proxyRefusals));
+        }
         if (tls != null) {
             // Plain HTTP refused with a 400 of its own; SNI, which becomes the chosen SslHandler; a failed handshake
             // closed quietly; then ALPN adds the HTTP stages of the protocol chosen.
