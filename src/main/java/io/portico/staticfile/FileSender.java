@@ -20,6 +20,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.stream.ChunkedNioFile;
 import io.netty.util.AsciiString;
 import io.portico.staticfile.Preconditions.Decision;
+import io.portico.compress.ResponseCompression;
 import io.portico.route.ResponseHeaders;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -111,11 +112,13 @@ final class FileSender {
 
     /**
      * Hands the open file to the channel: from here on the region or chunked input owns it and closes it. A TLS
-     * connection cannot sendfile; its pipeline has a ChunkedWriteHandler (the server adds it to TLS listeners).
+     * connection cannot sendfile, nor can a response the compression stage is encoding (it has just seen the head
+     * go by); their pipelines have a ChunkedWriteHandler (the server adds it to TLS listeners, HTTP/2 streams and
+     * listeners where some location compresses).
      */
     private static void writeFile(StaticExchange exchange, FileChannel file, long start, long length) {
         Channel channel = exchange.client().channel();
-        if (exchange.client().sendfile()) {
+        if (exchange.client().sendfile() && !ResponseCompression.compressing(channel)) {
             channel.write(new DefaultFileRegion(file, start, length));
             return;
         }
