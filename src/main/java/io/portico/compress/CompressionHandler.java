@@ -111,7 +111,7 @@ final class CompressionHandler extends ChannelDuplexHandler {
         long length = response instanceof FullHttpResponse full && !request.head()
                 ? full.content().readableBytes()
                 : lengthOf(response.headers());
-        Coding coding = CompressionPolicy.choose(config, compression, request, response, length);
+        Coding coding = CompressionPolicy.choose(config, request, response, length);
         if (coding != null) {
             CompressionPolicy.rewriteHead(response.headers(), coding);
         }

@@ -20,8 +20,7 @@ final class CompressionPolicy {
     private CompressionPolicy() {}
 
     /** The coding, or null; adds Vary to a compressible response either way. {@code length} -1 when unknown. */
-    static Coding choose(CompressionConfig config, ResponseCompression compression, RequestFacts request,
-            HttpResponse response, long length) {
+    static Coding choose(CompressionConfig config, RequestFacts request, HttpResponse response, long length) {
         int status = response.status().code();
         HttpHeaders h = response.headers();
         if (status == 204 || status == 304 || status == 206 || !config.compressible(h.get(HttpHeaderNames.CONTENT_TYPE))) {
@@ -42,7 +41,7 @@ final class CompressionPolicy {
         if (cacheControl != null && cacheControl.toLowerCase(Locale.ROOT).contains("no-transform")) {
             return null;
         }
-        return AcceptEncoding.choose(request.acceptEncoding(), compression.offered(config));
+        return AcceptEncoding.choose(request.acceptEncoding(), ResponseCompression.offered(config));
     }
 
     /**

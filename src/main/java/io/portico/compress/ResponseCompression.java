@@ -1,5 +1,7 @@
 package io.portico.compress;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -10,6 +12,9 @@ import io.netty.handler.codec.compression.ZlibCodecFactory;
 import io.netty.handler.codec.compression.ZlibWrapper;
 import io.netty.handler.codec.compression.Zstd;
 import io.netty.handler.codec.compression.ZstdEncoder;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.util.AttributeKey;
 import io.portico.config.CompressionConfig;
 import io.portico.config.CompressionConfig.Coding;
@@ -38,14 +43,19 @@ public final class ResponseCompression {
     /** The codings that load are a fact of the process: said once, however many listeners build a stage. */
     private static final java.util.concurrent.atomic.AtomicBoolean LOGGED = new java.util.concurrent.atomic.AtomicBoolean();
 
+    /** Which codings load is a fact of the process (the native libraries load once or never). */
+    private static final boolean[] AVAILABLE = new boolean[Coding.values().length];
+
+    static {
+        AVAILABLE[Coding.GZIP.ordinal()] = true;
+        AVAILABLE[Coding.ZSTD.ordinal()] = Zstd.isAvailable();
+        AVAILABLE[Coding.BR.ordinal()] = Brotli.isAvailable();
+    }
+
     private final boolean enabled;
-    private final boolean[] available = new boolean[Coding.values().length];
 
     private ResponseCompression(boolean enabled) {
         this.enabled = enabled;
-        available[Coding.GZIP.ordinal()] = true;
-        available[Coding.ZSTD.ordinal()] = Zstd.isAvailable();
-        available[Coding.BR.ordinal()] = Brotli.isAvailable();
     }
 
     /** The stage for these locations: enabled when any of them compresses (then the codings are logged once). */
@@ -78,15 +88,62 @@ public final class ResponseCompression {
         return Boolean.TRUE.equals(channel.attr(STREAMING).get());
     }
 
-    boolean available(Coding coding) {
-        return available[coding.ordinal()];
+    static boolean available(Coding coding) {
+        return AVAILABLE[coding.ordinal()];
+    }
+
+    /**
+     * For a responder that keeps compressed variants itself (the static file cache): the coding this response
+     * would be compressed with, by the same rules as the stage, with Vary added as the stage adds it; null for
+     * none. The responder then sends the variant with {@link #rewriteHead}'s headers, and the stage, seeing
+     * Content-Encoding, leaves it alone.
+     */
+    public static Coding negotiate(CompressionConfig config, HttpRequest request, HttpResponse response, long length) {
+        if (!config.enabled()) {
+            return null;
+        }
+        RequestFacts facts = RequestFacts.of(request);
+        Coding coding = CompressionPolicy.choose(config, facts, response, length);
+        return facts.head() ? null : coding;
+    }
+
+    /** The head of a compressed variant (Content-Encoding, weak ETag, no length or Accept-Ranges). */
+    public static void rewriteHead(HttpHeaders headers, Coding coding) {
+        CompressionPolicy.rewriteHead(headers, coding);
+    }
+
+    /**
+     * A whole body compressed, on any thread (the static cache's loader runs it off the event loop): a read-only
+     * direct copy, wrapped unreleasable as the file cache keeps its bytes.
+     */
+    public static ByteBuf compressWhole(Coding coding, CompressionConfig config, ByteBuf body) {
+        EmbeddedChannel enc = new EmbeddedChannel(encoderHandler(coding, config));
+        try {
+            enc.writeOutbound(body.retainedDuplicate());
+            enc.finish();
+            int total = 0;
+            java.util.List<ByteBuf> parts = new ArrayList<>();
+            for (ByteBuf b; (b = enc.readOutbound()) != null; ) {
+                parts.add(b);
+                total += b.readableBytes();
+            }
+            java.nio.ByteBuffer out = java.nio.ByteBuffer.allocateDirect(total);
+            for (ByteBuf b : parts) {
+                out.put(b.nioBuffer());
+                b.release();
+            }
+            out.flip();
+            return Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(out.asReadOnlyBuffer()));
+        } finally {
+            enc.finishAndReleaseAll();
+        }
     }
 
     /** The codings of {@code config} that load here, in its order. */
-    List<Coding> offered(CompressionConfig config) {
+    static List<Coding> offered(CompressionConfig config) {
         List<Coding> out = new ArrayList<>(config.codings().size());
         for (Coding c : config.codings()) {
-            if (available[c.ordinal()]) {
+            if (AVAILABLE[c.ordinal()]) {
                 out.add(c);
             }
         }
@@ -95,14 +152,17 @@ public final class ResponseCompression {
 
     /** A new encoder for one response, on the connection's allocator; the caller finishes and releases it. */
     EmbeddedChannel encoder(ChannelHandlerContext ctx, Coding coding, CompressionConfig config) {
-        ChannelHandler handler = switch (coding) {
+        Channel ch = ctx.channel();
+        return new EmbeddedChannel(ch.id(), ch.metadata().hasDisconnect(), ch.config(), encoderHandler(coding, config));
+    }
+
+    private static ChannelHandler encoderHandler(Coding coding, CompressionConfig config) {
+        return switch (coding) {
             case GZIP -> ZlibCodecFactory.newZlibEncoder(
                     ZlibWrapper.GZIP, config.gzipLevel(), GZIP_WINDOW_BITS, GZIP_MEM_LEVEL);
             case ZSTD -> new ZstdEncoder(config.zstdLevel(), ZSTD_BLOCK, ZSTD_MAX_ENCODE);
             case BR -> new BrotliEncoder(brotli(config.brotliLevel()));
         };
-        Channel ch = ctx.channel();
-        return new EmbeddedChannel(ch.id(), ch.metadata().hasDisconnect(), ch.config(), handler);
     }
 
     private static com.aayushatharva.brotli4j.encoder.Encoder.Parameters brotli(int quality) {
