@@ -1,12 +1,10 @@
 package io.portico.compress;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.FileRegion;
-import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
@@ -34,8 +32,9 @@ import org.slf4j.LoggerFactory;
  * chunk through the encoder, which holds no more than zlib's window (or zstd's 64 KiB block): nothing is buffered
  * here beyond what one write brings, so the relay's writability-based flow control is unchanged.
  *
- * <p>Ownership: a body part written to an encoder is the encoder's; what the encoder produces is written on or,
- * when the channel closes mid-response, released with the encoder ({@link #cleanup}).
+ * <p>Ownership: a body part is read by the encoder and released here; what the encoder produces is written on,
+ * and the encoder of a response cut short (the client left) is freed with what it holds ({@link #cleanup}).
+ * gzip's Deflater is kept for the connection's next response and ended when the connection closes.
  */
 final class CompressionHandler extends ChannelDuplexHandler {
     private static final Logger log = LoggerFactory.getLogger(CompressionHandler.class);
@@ -45,7 +44,10 @@ final class CompressionHandler extends ChannelDuplexHandler {
     /** What each request awaiting its response asked for, oldest first (pipelined requests queue here). */
     private final ArrayDeque<RequestFacts> requests = new ArrayDeque<>(2);
     /** The encoder of the streamed response being compressed, or null. */
-    private EmbeddedChannel encoder;
+    private BodyEncoder encoder;
+    /** gzip's encoder, kept across this connection's responses (reset for each) while the level stays. */
+    private GzipBodyEncoder gzip;
+    private int gzipLevel;
 
     CompressionHandler(ResponseCompression compression, boolean onStream) {
         this.compression = compression;
@@ -132,18 +134,17 @@ final class CompressionHandler extends ChannelDuplexHandler {
 
     /** A whole body, compressed whole: the response keeps a known Content-Length (the compressed one). */
     private void writeWhole(ChannelHandlerContext ctx, FullHttpResponse full, Coding coding, ChannelPromise promise) {
-        EmbeddedChannel enc = compression.encoder(ctx, coding, exchangeConfig(ctx));
+        BodyEncoder enc = take(ctx, coding, exchangeConfig(ctx));
         ByteBuf body;
         try {
-            enc.writeOutbound(full.content().retain());
-            enc.finish();
-            body = drain(ctx, enc);
+            body = enc.encode(full.content(), true);
         } catch (RuntimeException e) {
-            enc.finishAndReleaseAll();
+            enc.close();
             full.release();
             promise.setFailure(e);
             throw e;
         }
+        give(enc);
         FullHttpResponse out = new DefaultFullHttpResponse(full.protocolVersion(), full.status(), body,
                 full.headers(), full.trailingHeaders());
         full.release();
@@ -152,13 +153,34 @@ final class CompressionHandler extends ChannelDuplexHandler {
         ctx.write(out, promise);
     }
 
+    /** An encoder for a response: the connection's gzip one, reset, when it fits; else a new one. */
+    private BodyEncoder take(ChannelHandlerContext ctx, Coding coding, CompressionConfig config) {
+        if (coding == Coding.GZIP && gzip != null && gzipLevel == config.gzipLevel()) {
+            GzipBodyEncoder g = gzip;
+            gzip = null;
+            g.reset();
+            return g;
+        }
+        return compression.encoder(ctx, coding, config);
+    }
+
+    /** A finished response's encoder: gzip's is kept for the next response (one kept at most), others freed. */
+    private void give(BodyEncoder enc) {
+        if (enc instanceof GzipBodyEncoder g && gzip == null) {
+            gzip = g;
+            gzipLevel = g.level();
+        } else {
+            enc.close();
+        }
+    }
+
     private CompressionConfig exchangeConfig(ChannelHandlerContext ctx) {
         return ctx.channel().attr(ClientExchange.KEY).get().route().location().compression();
     }
 
     /** A streamed body: the head goes now, chunked (HTTP/2 ends the stream instead), then each part encoded. */
     private void startStream(ChannelHandlerContext ctx, HttpResponse response, Coding coding, ChannelPromise promise) {
-        encoder = compression.encoder(ctx, coding, exchangeConfig(ctx));
+        encoder = take(ctx, coding, exchangeConfig(ctx));
         ctx.channel().attr(ResponseCompression.STREAMING).set(Boolean.TRUE);
         if (!onStream) {
             response.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
@@ -168,17 +190,15 @@ final class CompressionHandler extends ChannelDuplexHandler {
 
     private void writeContent(ChannelHandlerContext ctx, HttpContent content, ChannelPromise promise) {
         boolean last = content instanceof LastHttpContent;
+        if (!last && !content.content().isReadable()) {
+            content.release();
+            promise.trySuccess(); // nothing to encode; a flush of nothing would only add bytes
+            return;
+        }
         HttpHeaders trailers = last ? ((LastHttpContent) content).trailingHeaders() : null;
         ByteBuf out;
         try {
-            ByteBuf in = content.content();
-            if (in.isReadable()) {
-                encoder.writeOutbound(in.retain()); // the encoder's now; ours released below
-            }
-            if (last) {
-                encoder.finish();
-            }
-            out = drain(ctx, encoder);
+            out = encoder.encode(content.content(), last);
         } catch (RuntimeException e) {
             content.release();
             promise.setFailure(e);
@@ -188,13 +208,16 @@ final class CompressionHandler extends ChannelDuplexHandler {
         }
         content.release();
         if (last) {
-            cleanup(ctx);
+            BodyEncoder done = encoder;
+            encoder = null;
+            ctx.channel().attr(ResponseCompression.STREAMING).set(null);
+            give(done);
             ctx.write(out.isReadable() ? new DefaultLastHttpContent(out, trailers) : lastOf(out, trailers), promise);
         } else if (out.isReadable()) {
             ctx.write(new DefaultHttpContent(out), promise);
         } else {
             out.release();
-            promise.trySuccess(); // absorbed by the encoder's window: the writer may go on
+            promise.trySuccess(); // absorbed by the encoder (zstd gathers a block): the writer may go on
         }
     }
 
@@ -204,48 +227,34 @@ final class CompressionHandler extends ChannelDuplexHandler {
                 : new DefaultLastHttpContent(io.netty.buffer.Unpooled.EMPTY_BUFFER, trailers);
     }
 
-    /** Everything the encoder has produced, as one buffer (a composite when there are several). */
-    private static ByteBuf drain(ChannelHandlerContext ctx, EmbeddedChannel enc) {
-        CompositeByteBuf all = null;
-        ByteBuf first = null;
-        for (ByteBuf b; (b = enc.readOutbound()) != null; ) {
-            if (!b.isReadable()) {
-                b.release();
-            } else if (first == null) {
-                first = b;
-            } else {
-                if (all == null) {
-                    all = ctx.alloc().compositeBuffer(16);
-                    all.addComponent(true, first);
-                }
-                all.addComponent(true, b);
-            }
-        }
-        if (all != null) {
-            return all;
-        }
-        return first != null ? first : io.netty.buffer.Unpooled.EMPTY_BUFFER;
-    }
-
     /** Frees the encoder of an unfinished response (the client left, or the stage is removed). */
     private void cleanup(ChannelHandlerContext ctx) {
-        EmbeddedChannel e = encoder;
+        BodyEncoder e = encoder;
         if (e != null) {
             encoder = null;
             ctx.channel().attr(ResponseCompression.STREAMING).set(null);
-            e.finishAndReleaseAll();
+            e.close(); // cut short: never reused
+        }
+    }
+
+    /** The connection is gone: its kept gzip state too. */
+    private void closeAll(ChannelHandlerContext ctx) {
+        cleanup(ctx);
+        if (gzip != null) {
+            gzip.close();
+            gzip = null;
         }
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        cleanup(ctx);
+        closeAll(ctx);
         requests.clear();
         super.channelInactive(ctx);
     }
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        cleanup(ctx);
+        closeAll(ctx);
     }
 }

@@ -2,6 +2,7 @@ package io.portico.compress;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -117,25 +118,21 @@ public final class ResponseCompression {
      * direct copy, wrapped unreleasable as the file cache keeps its bytes.
      */
     public static ByteBuf compressWhole(Coding coding, CompressionConfig config, ByteBuf body) {
-        EmbeddedChannel enc = new EmbeddedChannel(encoderHandler(coding, config));
+        BodyEncoder encoder = coding == Coding.GZIP
+                ? new GzipBodyEncoder(UnpooledByteBufAllocator.DEFAULT, config.gzipLevel())
+                : new NettyBodyEncoder(new EmbeddedChannel(encoderHandler(coding, config)));
+        ByteBuf compressed = null;
         try {
-            enc.writeOutbound(body.retainedDuplicate());
-            enc.finish();
-            int total = 0;
-            java.util.List<ByteBuf> parts = new ArrayList<>();
-            for (ByteBuf b; (b = enc.readOutbound()) != null; ) {
-                parts.add(b);
-                total += b.readableBytes();
-            }
-            java.nio.ByteBuffer out = java.nio.ByteBuffer.allocateDirect(total);
-            for (ByteBuf b : parts) {
-                out.put(b.nioBuffer());
-                b.release();
-            }
+            compressed = encoder.encode(body.duplicate(), true);
+            java.nio.ByteBuffer out = java.nio.ByteBuffer.allocateDirect(compressed.readableBytes());
+            compressed.getBytes(compressed.readerIndex(), out);
             out.flip();
             return Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(out.asReadOnlyBuffer()));
         } finally {
-            enc.finishAndReleaseAll();
+            if (compressed != null) {
+                compressed.release();
+            }
+            encoder.close();
         }
     }
 
@@ -150,10 +147,17 @@ public final class ResponseCompression {
         return out;
     }
 
-    /** A new encoder for one response, on the connection's allocator; the caller finishes and releases it. */
-    EmbeddedChannel encoder(ChannelHandlerContext ctx, Coding coding, CompressionConfig config) {
+    /**
+     * A new encoder on the connection's allocator: gzip's is Portico's (a connection keeps it for the responses
+     * after, {@link GzipBodyEncoder} says why), zstd's and br's Netty's. The caller closes it.
+     */
+    BodyEncoder encoder(ChannelHandlerContext ctx, Coding coding, CompressionConfig config) {
+        if (coding == Coding.GZIP) {
+            return new GzipBodyEncoder(ctx.alloc(), config.gzipLevel());
+        }
         Channel ch = ctx.channel();
-        return new EmbeddedChannel(ch.id(), ch.metadata().hasDisconnect(), ch.config(), encoderHandler(coding, config));
+        return new NettyBodyEncoder(
+                new EmbeddedChannel(ch.id(), ch.metadata().hasDisconnect(), ch.config(), encoderHandler(coding, config)));
     }
 
     private static ChannelHandler encoderHandler(Coding coding, CompressionConfig config) {

@@ -1,0 +1,20 @@
+package io.portico.compress;
+
+import io.netty.buffer.ByteBuf;
+
+/** One response body's encoder: parts in, compressed bytes out. Used on one thread at a time. */
+interface BodyEncoder {
+
+    /**
+     * Encodes {@code in} (read, not released: the caller owns it) and returns what is ready to send, flushed so
+     * the client can decode everything sent so far; after {@code last}, the end of the stream too. The returned
+     * buffer is the caller's (it may be empty).
+     */
+    ByteBuf encode(ByteBuf in, boolean last);
+
+    /** Frees what the encoder holds; a reusable one stays usable for the next response after {@link #reset}. */
+    void close();
+
+    /** Ready for a new body (a reusable encoder), or a no-op. */
+    default void reset() {}
+}
