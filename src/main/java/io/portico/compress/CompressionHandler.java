@@ -48,6 +48,8 @@ final class CompressionHandler extends ChannelDuplexHandler {
     /** gzip's encoder, kept across this connection's responses (reset for each) while the level stays. */
     private GzipBodyEncoder gzip;
     private int gzipLevel;
+    /** Whether the response being decided has a known length (then its parts need not be flushed one by one). */
+    private boolean knownLength;
 
     CompressionHandler(ResponseCompression compression, boolean onStream) {
         this.compression = compression;
@@ -113,6 +115,7 @@ final class CompressionHandler extends ChannelDuplexHandler {
         long length = response instanceof FullHttpResponse full && !request.head()
                 ? full.content().readableBytes()
                 : lengthOf(response.headers());
+        knownLength = length >= 0;
         Coding coding = CompressionPolicy.choose(config, request, response, length);
         if (coding != null) {
             CompressionPolicy.rewriteHead(response.headers(), coding);
@@ -181,6 +184,7 @@ final class CompressionHandler extends ChannelDuplexHandler {
     /** A streamed body: the head goes now, chunked (HTTP/2 ends the stream instead), then each part encoded. */
     private void startStream(ChannelHandlerContext ctx, HttpResponse response, Coding coding, ChannelPromise promise) {
         encoder = take(ctx, coding, exchangeConfig(ctx));
+        encoder.flushEachPart(!knownLength);
         ctx.channel().attr(ResponseCompression.STREAMING).set(Boolean.TRUE);
         if (!onStream) {
             response.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);

@@ -11,7 +11,8 @@ import java.util.zip.Deflater;
  * as nginx keeps its zlib state in the request pool: Netty's {@code JdkZlibEncoder} creates and initializes a
  * Deflater (256 KiB of zlib state) per response, and goes through an {@code EmbeddedChannel}, which together cost
  * about as much as deflating a 20 KB page at level 5. Works on direct buffers in place (no copy to a heap array).
- * Each part ends with a sync flush, so a streamed body reaches the client as it comes.
+ * A part of a body of unknown length ends with a sync flush, so a stream reaches the client as it comes; one of
+ * known length may wait in zlib's window for the next (nginx flushes the same way).
  */
 final class GzipBodyEncoder implements BodyEncoder {
     private static final byte[] HEADER = {0x1f, (byte) 0x8b, Deflater.DEFLATED, 0, 0, 0, 0, 0, 0, (byte) 0xff};
@@ -21,6 +22,7 @@ final class GzipBodyEncoder implements BodyEncoder {
     private final int level;
     private final CRC32 crc = new CRC32();
     private boolean headerWritten;
+    private boolean flushEachPart = true;
     private long length;
 
     GzipBodyEncoder(ByteBufAllocator alloc, int level) {
@@ -34,7 +36,13 @@ final class GzipBodyEncoder implements BodyEncoder {
     }
 
     @Override
+    public void flushEachPart(boolean flush) {
+        this.flushEachPart = flush;
+    }
+
+    @Override
     public void reset() {
+        flushEachPart = true;
         deflater.reset();
         crc.reset();
         headerWritten = false;
@@ -61,7 +69,7 @@ final class GzipBodyEncoder implements BodyEncoder {
             if (last) {
                 deflater.finish();
             }
-            int mode = last ? Deflater.NO_FLUSH : Deflater.SYNC_FLUSH;
+            int mode = last || !flushEachPart ? Deflater.NO_FLUSH : Deflater.SYNC_FLUSH;
             while (true) {
                 if (!out.isWritable(64)) {
                     out.ensureWritable(Math.max(256, out.capacity() >> 1));
