@@ -203,6 +203,15 @@ class CompressionTest {
     }
 
     @Test
+    void theWeakEtagOfACompressedVariantRevalidatesTo304() throws Exception {
+        String weak = header(get("/static/page.html", "Accept-Encoding", "gzip"), "ETag");
+        HttpResponse<byte[]> r = get("/static/page.html", "Accept-Encoding", "gzip", "If-None-Match", weak);
+        assertThat(r.statusCode()).isEqualTo(304);
+        assertThat(header(r, "Content-Encoding")).isNull();
+        assertThat(r.body()).isEmpty();
+    }
+
+    @Test
     void aStreamedBodyGoesChunkedWithoutALength() throws Exception {
         HttpResponse<byte[]> r = get("/static/big.js", "Accept-Encoding", "gzip");
         assertThat(header(r, "Content-Length")).isNull();
