@@ -11,6 +11,9 @@ import java.util.Locale;
  * ignored, as nginx and Caddy do.
  */
 final class AcceptEncoding {
+    /** RFC 9110's qvalue: 0 to 1 with up to three decimals. */
+    private static final java.util.regex.Pattern QVALUE = java.util.regex.Pattern.compile("0(\\.\\d{0,3})?|1(\\.0{0,3})?");
+
     private AcceptEncoding() {}
 
     /** The coding to use, or null to send the body as it is. */
@@ -63,7 +66,7 @@ final class AcceptEncoding {
             String p = param.trim();
             if (p.length() > 2 && (p.charAt(0) == 'q' || p.charAt(0) == 'Q') && p.charAt(1) == '=') {
                 String v = p.substring(2).trim();
-                if (!v.matches("0(\\.\\d{0,3})?|1(\\.0{0,3})?")) {
+                if (!QVALUE.matcher(v).matches()) {
                     return -1;
                 }
                 return Double.parseDouble(v);
