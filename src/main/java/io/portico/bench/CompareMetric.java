@@ -11,7 +11,9 @@ public enum CompareMetric {
     P999("p999", "p99.9 (ms)", r -> r.latencyMs(99.9)),
     MAX("max", "max (ms)", BenchResult::maxMs),
     AVAILABILITY("availability", "availability (%)", BenchResult::availabilityPercent),
-    ERRORS("errors", "errors (%)", BenchResult::errorPercent);
+    ERRORS("errors", "errors (%)", BenchResult::errorPercent),
+    /** Body bytes per response as they came over the wire (compressed when compressed): the compression scenario's. */
+    BYTES("bytes", "body bytes/response", BenchResult::bytesPerResponse);
 
     private final String key;
     private final String label;

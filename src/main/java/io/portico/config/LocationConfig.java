@@ -11,6 +11,7 @@ import java.util.OptionalLong;
  * @param deny client addresses in these CIDRs get 403, even when {@code allow} contains them
  * @param maxBodySize this location's largest request body (nginx's client_max_body_size in a location); empty:
  *     {@code limits.max-body-size}
+ * @param compression what is compressed on the way out ({@link CompressionConfig#OFF} when not enabled)
  */
 public record LocationConfig(
         Match match,
@@ -20,7 +21,14 @@ public record LocationConfig(
         List<Cidr> allow,
         List<Cidr> deny,
         String origin,
-        OptionalLong maxBodySize) {
+        OptionalLong maxBodySize,
+        CompressionConfig compression) {
+
+    /** A location without compression. */
+    public LocationConfig(Match match, TargetConfig target, List<String> rateLimits, List<String> limitConn,
+            List<Cidr> allow, List<Cidr> deny, String origin, OptionalLong maxBodySize) {
+        this(match, target, rateLimits, limitConn, allow, deny, origin, maxBodySize, CompressionConfig.OFF);
+    }
 
     /** A location with the global body limit. */
     public LocationConfig(Match match, TargetConfig target, List<String> rateLimits, List<String> limitConn,

@@ -100,13 +100,14 @@ final class LocationReader {
         known.addAll(PROXY_KEYS);
         known.addAll(MATCHES);
         known.addAll(TARGETS);
+        CompressionConfig compression = CompressionReader.read(n);
         n.finish(known, kindOf(targetKeys));
         if (match == null || target == null) {
             return Optional.empty();
         }
         String origin = n.origin().description();
-        return Optional.of(
-                new LocationConfig(match, target, rateLimits, limitConn, allow, deny, origin, maxBodySize));
+        return Optional.of(new LocationConfig(
+                match, target, rateLimits, limitConn, allow, deny, origin, maxBodySize, compression));
     }
 
     /**

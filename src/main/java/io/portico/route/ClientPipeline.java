@@ -29,7 +29,12 @@ public final class ClientPipeline {
     public static final String TIMEOUTS = "timeouts";
     public static final String DECODER = "http";
     public static final String ENCODER = "http-encoder";
-    /** TLS listeners only: files go through TLS as chunks, not by sendfile. */
+    /** Present only when some location compresses: responses compressed on the way out, above the codec. */
+    public static final String COMPRESS = "compress";
+    /**
+     * TLS listeners, HTTP/2 streams, and plain listeners where some location compresses (a file to compress goes
+     * as chunks): files as chunks, not by sendfile.
+     */
     public static final String CHUNKED_WRITES = "chunked-writes";
     public static final String FRAMING = "framing";
     public static final String KEEPALIVE = "keepalive";
@@ -41,7 +46,7 @@ public final class ClientPipeline {
 
     /** The HTTP handlers above the codec, with the client timers: a switch of protocols removes them first. */
     public static final List<String> HTTP_HANDLERS =
-            List.of(TIMEOUTS, CHUNKED_WRITES, FRAMING, KEEPALIVE, ACCESS_LOG, ROUTE, RATE_LIMIT, EXCHANGE);
+            List.of(TIMEOUTS, COMPRESS, CHUNKED_WRITES, FRAMING, KEEPALIVE, ACCESS_LOG, ROUTE, RATE_LIMIT, EXCHANGE);
     /** The codec, removed after them. */
     public static final List<String> CODEC = List.of(DECODER, ENCODER);
 

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.stream.ChunkedWriteHandler;
+import io.portico.compress.ResponseCompression;
 import io.portico.config.Http2Config;
 import io.portico.config.LimitsConfig;
 import io.portico.config.LocationConfig;
@@ -15,6 +16,7 @@ import io.portico.metrics.LocationMeters;
 import io.portico.metrics.PorticoMetrics;
 import io.portico.metrics.AccessLog;
 import io.portico.route.ClientPipeline;
+import io.portico.route.Route;
 import io.portico.route.HostRouter;
 import io.portico.tls.PlainHttpRefusal;
 import io.portico.tls.ServerTls;
@@ -52,6 +54,8 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     /** The listener's PROXY protocol, or null when connections start with HTTP or TLS. */
     private final ProxyProtocolConfig proxyProtocol;
     private final ProxyProtocolRefusals proxyRefusals;
+    /** On-the-fly compression, when some location of this listener enables it. */
+    private final ResponseCompression compression;
 
     ClientChannelInitializer(LimitsConfig limits, ServerState state, ConnectionLimiter connectionLimiter,
             ClientAddresses addresses, AccessLog accessLog, HostRouter router, Supplier<ChannelHandler> rateLimiter,
@@ -78,6 +82,7 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
         this.largestBodyLimit = ExchangeHandler.largestBodyLimit(limits.maxBodySize(), router.routes());
         this.proxyProtocol = proxyProtocol;
         this.proxyRefusals = proxyProtocol == null ? null : ProxyProtocolHandler.refusals();
+        this.compression = ResponseCompression.create(router.routes().stream().map(Route::location).toList());
     }
 
     @Override
@@ -111,8 +116,13 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
                 limits.keepaliveTimeout(), limits.clientHeaderTimeout(),
                 limits.clientBodyTimeout(), limits.sendTimeout(), limits.clientBodyMinRate()));
         ServerCodec.addTo(p, limits.maxRequestLine(), limits.maxHeaderSize());
-        if (tls != null) {
-            // A file cannot go by sendfile through TLS: the static responder writes it as chunks (FileChunks).
+        if (compression.enabled()) {
+            // Right above the codec: every response passes it last, files sent as chunks included.
+            p.addLast(ClientPipeline.COMPRESS, compression.newHandler(false));
+        }
+        if (tls != null || compression.enabled()) {
+            // A file cannot go by sendfile through TLS, nor through a compressor: the static responder writes it
+            // as chunks (FileChunks) then; uncompressed files on a plain connection still go by sendfile.
             p.addLast(ClientPipeline.CHUNKED_WRITES, new ChunkedWriteHandler());
         }
         p.addLast(ClientPipeline.FRAMING, new HttpFramingHandler(limits.maxHeaderCount(), largestBodyLimit));
@@ -133,6 +143,9 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     void initStream(Channel stream) {
         ChannelPipeline p = stream.pipeline();
         p.addLast(ClientPipeline.H2_STREAM_CODEC, new Http2StreamFrameToHttpObjectCodec(true, false));
+        if (compression.enabled()) {
+            p.addLast(ClientPipeline.COMPRESS, compression.newHandler(true));
+        }
         p.addLast(ClientPipeline.CHUNKED_WRITES, new ChunkedWriteHandler());
         p.addLast(ClientPipeline.FRAMING, new HttpFramingHandler(limits.maxHeaderCount(), largestBodyLimit));
         p.addLast(ClientPipeline.H2_STREAM_HEADERS, StreamHeaders.INSTANCE);

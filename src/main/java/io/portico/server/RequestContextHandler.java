@@ -112,11 +112,15 @@ final class RequestContextHandler extends ChannelDuplexHandler {
             if (HttpMessages.endsResponse(msg)) {
                 count(rc);
                 current = null;
-                ctx.channel().attr(ClientExchange.KEY).set(null);
+                // The request stays visible while its last write passes the stages below (compression reads
+                // its location), then goes, unless a next request has already taken its place.
                 if (accessLog.enabled()) {
                     ctx.write(msg, promise.unvoid()).addListener(f -> accessLog.log(line(rc, f.isSuccess(), tlsNote)));
-                    return;
+                } else {
+                    ctx.write(msg, promise);
                 }
+                ctx.channel().attr(ClientExchange.KEY).compareAndSet(rc, null);
+                return;
             }
         }
         ctx.write(msg, promise);
