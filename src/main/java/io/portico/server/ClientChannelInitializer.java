@@ -102,12 +102,15 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
 
     /**
      * One HTTP/2 stream: Netty's codec turns its frames into HTTP/1.1 messages, so the framing checks, routing,
-     * access rules, rate limits and responders are those of an HTTP/1.1 connection. Files go as chunks (a stream
+     * access rules, rate limits and responders are those of an HTTP/1.1 connection; the body and send timeouts are
+     * the stream's own ({@link StreamTimeoutHandler}). Files go as chunks (a stream
      * cannot sendfile); Date and Server come from {@link StreamHeaders}, the stream's end from the codec.
      */
     void initStream(Channel stream) {
         ChannelPipeline p = stream.pipeline();
         p.addLast(ClientPipeline.H2_STREAM_CODEC, new Http2StreamFrameToHttpObjectCodec(true, false));
+        p.addLast(ClientPipeline.TIMEOUTS, new StreamTimeoutHandler(limits.clientBodyTimeout(), limits.sendTimeout(),
+                limits.clientBodyMinRate()));
         p.addLast(ClientPipeline.CHUNKED_WRITES, new ChunkedWriteHandler());
         p.addLast(ClientPipeline.FRAMING, new HttpFramingHandler(limits.maxHeaderCount(), largestBodyLimit));
         p.addLast(ClientPipeline.H2_STREAM_HEADERS, StreamHeaders.INSTANCE);

@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
@@ -19,8 +20,8 @@ import java.util.function.Consumer;
  * The connection-level stages of an HTTP/2 connection, built on Netty's codec: the SETTINGS Portico announces
  * (concurrent streams, window, header list and frame sizes), its defences (rapid reset: at most {@code max-resets}
  * RST_STREAM frames in {@code reset-window}, else GOAWAY ENHANCE_YOUR_CALM; a CONTINUATION flood of small frames,
- * GOAWAY), header validation, and a close (GOAWAY, then the open streams finish) after {@code keepalive-timeout}
- * without a frame either way.
+ * GOAWAY), header validation, and a close (GOAWAY NO_ERROR) after {@code keepalive-timeout} with no stream open
+ * and no frame either way.
  */
 final class Http2Connections {
     private Http2Connections() {}
@@ -48,7 +49,13 @@ final class Http2Connections {
         }));
     }
 
-    /** Closes an HTTP/2 connection that sent and received nothing for the idle time (the codec says GOAWAY). */
+    /**
+     * Closes an HTTP/2 connection that has had no stream open and no frame either way for the idle time, as nginx's
+     * keepalive_timeout does on HTTP/2: a stream waiting for a slow upstream is not idleness (its own timeouts,
+     * {@link StreamTimeoutHandler} and the upstream's, bound it). The close starts at the pipeline's tail so that it
+     * passes through the codec, which sends GOAWAY NO_ERROR first; this handler sits below the codec, and its own
+     * {@code ctx.close()} would skip it.
+     */
     private static final class IdleClose extends IdleStateHandler {
         IdleClose(Duration idle) {
             super(0, 0, idle.toMillis(), TimeUnit.MILLISECONDS);
@@ -56,7 +63,11 @@ final class Http2Connections {
 
         @Override
         protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) {
-            ctx.close();
+            Http2FrameCodec codec = ctx.pipeline().get(Http2FrameCodec.class);
+            if (codec != null && codec.connection().numActiveStreams() > 0) {
+                return; // checked again after another idle time without a frame
+            }
+            ctx.channel().close();
         }
     }
 }

@@ -199,12 +199,18 @@ class Http2Test {
         final OutputStream out;
 
         RawH2(int port) throws IOException {
+            this(port, new byte[0]); // SETTINGS, empty
+        }
+
+        /** @param settings the payload of the client's SETTINGS frame (6 bytes a setting) */
+        RawH2(int port, byte[] settings) throws IOException {
             socket = new Socket("127.0.0.1", port);
             socket.setSoTimeout(5000);
+            socket.setTcpNoDelay(true); // a frame at a time, each its own write: no Nagle wait behind an ACK
             in = new DataInputStream(socket.getInputStream());
             out = socket.getOutputStream();
             out.write(PREFACE);
-            frame(0x4, 0, 0, new byte[0]); // SETTINGS, empty
+            frame(0x4, 0, 0, settings);
         }
 
         void frame(int type, int flags, int stream, byte[] payload) throws IOException {
