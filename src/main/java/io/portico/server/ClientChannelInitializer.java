@@ -1,6 +1,7 @@
 package io.portico.server;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -11,6 +12,7 @@ import io.portico.config.LimitsConfig;
 import io.portico.config.LocationConfig;
 import io.portico.metrics.LocationMeters;
 import io.portico.metrics.PorticoMetrics;
+import io.portico.metrics.ProtocolMeters;
 import io.portico.metrics.AccessLog;
 import io.portico.route.ClientPipeline;
 import io.portico.route.HostRouter;
@@ -42,6 +44,10 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     private final Http2Config http2;
     /** A Content-Length over this is refused before routing; a location's own limit after it. */
     private final long largestBodyLimit;
+    // One listener each for every connection and stream, not a closure apiece.
+    private final ChannelFutureListener http1Closed;
+    private final ChannelFutureListener http2Closed;
+    private final ChannelFutureListener streamClosed;
 
     ClientChannelInitializer(LimitsConfig limits, ServerState state, ConnectionLimiter connectionLimiter,
             ClientAddresses addresses, AccessLog accessLog, HostRouter router, Supplier<ChannelHandler> rateLimiter,
@@ -58,6 +64,10 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
         this.tls = tls;
         this.http2 = http2;
         this.largestBodyLimit = ExchangeHandler.largestBodyLimit(limits.maxBodySize(), router.routes());
+        ProtocolMeters protocols = metrics.protocols();
+        this.http1Closed = f -> protocols.connectionClosed(false);
+        this.http2Closed = f -> protocols.connectionClosed(true);
+        this.streamClosed = f -> protocols.streamClosed();
     }
 
     @Override
@@ -82,6 +92,8 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
 
     /** HTTP/1.1: the client timers, the strict codec, one request at a time with keep-alive, then Portico's. */
     void addHttp1(ChannelPipeline p) {
+        metrics.protocols().connectionOpened(false);
+        p.channel().closeFuture().addListener(http1Closed);
         p.addLast(ClientPipeline.TIMEOUTS, new ClientTimeoutHandler(
                 limits.keepaliveTimeout(), limits.clientHeaderTimeout(),
                 limits.clientBodyTimeout(), limits.sendTimeout(), limits.clientBodyMinRate()));
@@ -97,6 +109,8 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
 
     /** HTTP/2: the connection's idle close, Netty's frame codec with Portico's limits, one child channel a stream. */
     void addHttp2(ChannelPipeline p) {
+        metrics.protocols().connectionOpened(true);
+        p.channel().closeFuture().addListener(http2Closed);
         Http2Connections.addTo(p, http2, limits.keepaliveTimeout(), this::initStream);
     }
 
@@ -107,6 +121,8 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
      * cannot sendfile); Date and Server come from {@link StreamHeaders}, the stream's end from the codec.
      */
     void initStream(Channel stream) {
+        metrics.protocols().streamOpened();
+        stream.closeFuture().addListener(streamClosed);
         ChannelPipeline p = stream.pipeline();
         p.addLast(ClientPipeline.H2_STREAM_CODEC, new Http2StreamFrameToHttpObjectCodec(true, false));
         p.addLast(ClientPipeline.TIMEOUTS, new StreamTimeoutHandler(limits.clientBodyTimeout(), limits.sendTimeout(),

@@ -65,6 +65,7 @@ class Http2Test {
                 + "locations = [ { path = \"/files/\", alias = \"" + dir.resolve("www") + "/\" },"
                 + " { exact = \"/ret\", return = { status = 200, body = \"ret $scheme $host\" } },"
                 + " { exact = \"/once\", return = { status = 200, body = \"once\" }, rate-limit = once },"
+                + " { exact = \"/metrics\", metrics = prometheus },"
                 + " { path = \"/\", proxy = app } ]\n"
                 + "hosts = [ { names = [\"b.test\"], locations = [ { path = \"/\", return = { status = 200,"
                 + " body = \"b\" } } ] } ]\n");
@@ -214,6 +215,10 @@ class Http2Test {
         }
 
         void frame(int type, int flags, int stream, byte[] payload) throws IOException {
+            out.write(frameBytes(type, flags, stream, payload));
+        }
+
+        static byte[] frameBytes(int type, int flags, int stream, byte[] payload) {
             ByteArrayOutputStream f = new ByteArrayOutputStream();
             f.write(payload.length >> 16);
             f.write(payload.length >> 8);
@@ -224,8 +229,8 @@ class Http2Test {
             f.write(stream >> 16);
             f.write(stream >> 8);
             f.write(stream);
-            f.write(payload);
-            out.write(f.toByteArray());
+            f.writeBytes(payload);
+            return f.toByteArray();
         }
 
         /** A GET / with indexed static-table fields and a literal :authority (HPACK, no Huffman). */
@@ -381,20 +386,48 @@ class Http2Test {
     }
 
     @Test
-    void aContinuationFloodGetsGoAway() throws Exception {
+    void aContinuationFloodGetsGoAwayEnhanceYourCalm() throws Exception {
         try (RawH2 c = new RawH2(h2cPort)) {
-            c.frame(0x1, 0, 1, RawH2.getHeaders()); // HEADERS without END_HEADERS
-            int code = -1;
-            try {
-                for (int i = 0; i < 10_000; i++) {
-                    c.frame(0x9, 0, 1, new byte[0]); // empty CONTINUATION frames
-                }
-            } catch (IOException closed) {
-                // the server closed while we were still flooding
+            // HEADERS without END_HEADERS, then empty CONTINUATION frames past max-small-continuations (16), in one
+            // write: the server reads them all before it closes, so its GOAWAY is not lost to a reset of unread bytes
+            ByteArrayOutputStream flood = new ByteArrayOutputStream();
+            flood.writeBytes(RawH2.frameBytes(0x1, 0, 1, RawH2.getHeaders()));
+            for (int i = 0; i < 20; i++) {
+                flood.writeBytes(RawH2.frameBytes(0x9, 0, 1, new byte[0]));
             }
-            code = c.goAwayCode();
-            assertThat(code).as("a GOAWAY (or the connection closed) long before the flood ends")
-                    .isNotEqualTo(0);
+            c.out.write(flood.toByteArray());
+            assertThat(c.goAwayCode()).as("GOAWAY ENHANCE_YOUR_CALM").isEqualTo(0xb);
         }
+    }
+
+    static final String H2_OPEN = "portico_connections_protocol_open{protocol=\"h2\"}";
+    static final String H2_TOTAL = "portico_connections_protocol_total{protocol=\"h2\"}";
+    static final String STREAMS_OPEN = "portico_http2_streams_open";
+    static final String STREAMS_TOTAL = "portico_http2_streams_total";
+
+    @Test
+    void metricsCountConnectionsByProtocolAndTheOpenStreams() throws Exception {
+        io.portico.metrics.Scrape before = io.portico.metrics.Scrape.of(plainPort, "/metrics");
+        assertThat(before.get("portico_connections_protocol_total{protocol=\"http/1.1\"}")).isPositive();
+        try (RawH2 c = new RawH2(h2cPort)) {
+            c.frame(0x1, 0x4, 1, RawH2.getHeaders()); // a stream left open: its end never comes
+            c.frame(0x1, 0x4, 3, RawH2.getHeaders());
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).untilAsserted(() -> {
+                io.portico.metrics.Scrape now = io.portico.metrics.Scrape.of(plainPort, "/metrics");
+                assertThat(now.value(H2_OPEN)).isEqualTo(before.valueOrZero(H2_OPEN) + 1);
+                assertThat(now.value(H2_TOTAL)).isEqualTo(before.valueOrZero(H2_TOTAL) + 1);
+                assertThat(now.value(STREAMS_OPEN)).isEqualTo(before.valueOrZero(STREAMS_OPEN) + 2);
+                assertThat(now.value(STREAMS_TOTAL)).isEqualTo(before.valueOrZero(STREAMS_TOTAL) + 2);
+            });
+        }
+        // A TLS connection counts once ALPN chose h2: curl's, closed by the time it returns
+        assertThat(tls("a.test", "/ret")).endsWith("2 200");
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).untilAsserted(() -> {
+            io.portico.metrics.Scrape after = io.portico.metrics.Scrape.of(plainPort, "/metrics");
+            assertThat(after.value(H2_OPEN)).isEqualTo(before.valueOrZero(H2_OPEN));
+            assertThat(after.value(H2_TOTAL)).isEqualTo(before.valueOrZero(H2_TOTAL) + 2);
+            assertThat(after.value(STREAMS_OPEN)).isEqualTo(before.valueOrZero(STREAMS_OPEN));
+            assertThat(after.value(STREAMS_TOTAL)).isEqualTo(before.valueOrZero(STREAMS_TOTAL) + 3);
+        });
     }
 }
