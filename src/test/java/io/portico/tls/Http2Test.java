@@ -430,4 +430,24 @@ class Http2Test {
             assertThat(after.value(STREAMS_TOTAL)).isEqualTo(before.valueOrZero(STREAMS_TOTAL) + 3);
         });
     }
+
+    @Test
+    void theAccessLogSaysHttp20ForAStreamOverTlsAndH2c() throws Exception {
+        Path log = dir.resolve("h2-access.log");
+        try (PorticoServer logged = TestServers.start("access-log = \"" + log + "\"\n"
+                + "listen = [ { address = \"127.0.0.1:0\", tls { certificates = [ { cert = \"" + cert.cert()
+                + "\", key = \"" + cert.key() + "\" } ] } }, { address = \"127.0.0.1:0\", http2 = on } ]\n"
+                + "locations = [ { path = \"/\", return = 204 } ]\n")) {
+            int tlsLogged = logged.localAddresses().get(0).getPort();
+            int h2cLogged = logged.localAddresses().get(1).getPort();
+            assertThat(curl("--http2", "--resolve", "a.test:" + tlsLogged + ":127.0.0.1",
+                    "https://a.test:" + tlsLogged + "/over-tls")).isEqualTo("\n2 204");
+            assertThat(curl("--http2-prior-knowledge", "http://127.0.0.1:" + h2cLogged + "/over-h2c"))
+                    .isEqualTo("\n2 204");
+        }
+        List<String> lines = Files.readAllLines(log);
+        assertThat(lines).anySatisfy(l -> assertThat(l).contains("\"GET /over-tls HTTP/2.0\" 204",
+                "ssl_protocol=TLSv1.3"));
+        assertThat(lines).anySatisfy(l -> assertThat(l).contains("\"GET /over-h2c HTTP/2.0\" 204"));
+    }
 }
