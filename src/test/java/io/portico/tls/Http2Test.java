@@ -61,11 +61,12 @@ class Http2Test {
                 + " { address = \"127.0.0.1:0\", http2 = on }, \"127.0.0.1:0\" ]\n"
                 + "http2 { max-concurrent-streams = 7, max-resets = 20, reset-window = 10s }\n"
                 + "upstreams { app { servers = [\"127.0.0.1:" + app.getLocalPort() + "\"] } }\n"
-                + "rate-limits { once { rate = 1r/m, burst = 0 } }\n"
+                + "rate-limits { once { rate = 1r/m, burst = 0 }, once-h2c { rate = 1r/m, burst = 0 } }\n"
                 + "locations = [ { path = \"/files/\", alias = \"" + dir.resolve("www") + "/\" },"
                 + " { exact = \"/ret\", return = { status = 200, body = \"ret $scheme $host\" } },"
                 + " { exact = \"/once\", return = { status = 200, body = \"once\" }, rate-limit = once },"
                 + " { exact = \"/metrics\", metrics = prometheus },"
+                + " { exact = \"/once-h2c\", return = { status = 200, body = \"once\" }, rate-limit = once-h2c },"
                 + " { path = \"/\", proxy = app } ]\n"
                 + "hosts = [ { names = [\"b.test\"], locations = [ { path = \"/\", return = { status = 200,"
                 + " body = \"b\" } } ] } ]\n");
@@ -179,6 +180,10 @@ class Http2Test {
         assertThat(curl("--http2-prior-knowledge", "-o", out.toString(), "http://127.0.0.1:" + h2cPort
                 + "/files/big.bin")).isEqualTo("\n2 200");
         assertThat(Files.readAllBytes(out)).isEqualTo(big);
+        assertThat(curl("--http2-prior-knowledge", "http://127.0.0.1:" + h2cPort + "/app/h2c")).startsWith(
+                "GET /app/h2c HTTP/1.1\r\n").contains("X-Forwarded-Proto: http\r\n").endsWith("2 200");
+        assertThat(curl("--http2-prior-knowledge", "http://127.0.0.1:" + h2cPort + "/once-h2c")).endsWith("2 200");
+        assertThat(curl("--http2-prior-knowledge", "http://127.0.0.1:" + h2cPort + "/once-h2c")).endsWith("2 429");
     }
 
     @Test
