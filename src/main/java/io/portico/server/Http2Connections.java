@@ -12,6 +12,7 @@ import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.ssl.SslCloseCompletionEvent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.portico.config.Http2Config;
@@ -62,10 +63,12 @@ final class Http2Connections {
      * passes through the codec, which sends GOAWAY NO_ERROR first; this handler sits below the codec, and its own
      * {@code ctx.close()} would skip it.
      *
-     * <p>It also closes a connection whose client closed its side (client channels allow half-closure, for
-     * HTTP/1.1): HTTP/2 gives a half-closed connection no meaning, no frame can come any more, and its open streams
-     * would otherwise hold it (and their upstreams) until they end. The close is immediate, below the codec: a
-     * GOAWAY through it would wait for those streams.
+     * <p>It also closes a connection whose client closed its side: a TCP FIN (client channels allow half-closure,
+     * for HTTP/1.1) or TLS close_notify, as nginx does when its read returns 0. HTTP/2 gives a half-closed
+     * connection no meaning, no frame can come any more, and its open streams would otherwise hold it (and their
+     * upstreams) until they end; h2load, which sends close_notify when it stops and waits for the server to close,
+     * hung until the idle close. The close is immediate, below the codec: a GOAWAY through it would wait for those
+     * streams.
      */
     private static final class IdleClose extends IdleStateHandler {
         /** @param idle zero: no idle close */
@@ -84,7 +87,7 @@ final class Http2Connections {
 
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-            if (evt instanceof ChannelInputShutdownEvent) {
+            if (evt instanceof ChannelInputShutdownEvent || evt instanceof SslCloseCompletionEvent) {
                 ctx.close();
                 return;
             }

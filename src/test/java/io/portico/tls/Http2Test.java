@@ -455,4 +455,49 @@ class Http2Test {
                 "ssl_protocol=TLSv1.3"));
         assertThat(lines).anySatisfy(l -> assertThat(l).contains("\"GET /over-h2c HTTP/2.0\" 204"));
     }
+
+    @Test
+    void aClientsCloseNotifyEndsItsH2ConnectionAtOnceOpenStreamsIncluded() throws Exception {
+        // Netty's client, for its SslHandler.closeOutbound(): TLS close_notify with the TCP connection left open, as
+        // h2load does when it stops (a JDK SSLSocket's shutdownOutput sends a FIN as well)
+        io.netty.channel.EventLoopGroup group = new io.netty.channel.MultiThreadIoEventLoopGroup(1,
+                io.netty.channel.nio.NioIoHandler.newFactory());
+        try {
+            io.netty.handler.ssl.SslContext ctx = io.netty.handler.ssl.SslContextBuilder.forClient()
+                    .trustManager(io.netty.handler.ssl.util.InsecureTrustManagerFactory.INSTANCE)
+                    .protocols("TLSv1.3").applicationProtocolConfig(new io.netty.handler.ssl.ApplicationProtocolConfig(
+                            io.netty.handler.ssl.ApplicationProtocolConfig.Protocol.ALPN,
+                            io.netty.handler.ssl.ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                            io.netty.handler.ssl.ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                            "h2")).build();
+            io.netty.channel.Channel ch = new io.netty.bootstrap.Bootstrap().group(group)
+                    .channel(io.netty.channel.socket.nio.NioSocketChannel.class)
+                    .handler(new io.netty.channel.ChannelInitializer<io.netty.channel.Channel>() {
+                        @Override
+                        protected void initChannel(io.netty.channel.Channel c) {
+                            c.pipeline().addLast(ctx.newHandler(c.alloc(), "a.test", tlsPort));
+                            c.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+                                @Override
+                                public void channelRead(io.netty.channel.ChannelHandlerContext x, Object msg) {
+                                    io.netty.util.ReferenceCountUtil.release(msg); // the server's frames
+                                }
+                            });
+                        }
+                    }).connect("127.0.0.1", tlsPort).sync().channel();
+            io.netty.handler.ssl.SslHandler ssl = ch.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+            ssl.handshakeFuture().sync();
+            assertThat(ssl.applicationProtocol()).isEqualTo("h2");
+            ByteArrayOutputStream hello = new ByteArrayOutputStream();
+            hello.writeBytes(PREFACE);
+            hello.writeBytes(RawH2.frameBytes(0x4, 0, 0, new byte[0]));
+            hello.writeBytes(RawH2.frameBytes(0x1, 0x4, 1, RawH2.getHeaders())); // a stream whose end never comes
+            ch.writeAndFlush(io.netty.buffer.Unpooled.wrappedBuffer(hello.toByteArray())).sync();
+            Thread.sleep(200);
+            ssl.closeOutbound().sync();
+            assertThat(ch.closeFuture().await(3, TimeUnit.SECONDS)).as("the server closed at once, not at the idle"
+                    + " timeout").isTrue();
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
 }
