@@ -66,8 +66,7 @@ final class Http2Connections {
      * <p>It also closes a connection whose client closed its side: a TCP FIN (client channels allow half-closure,
      * for HTTP/1.1) or TLS close_notify, as nginx does when its read returns 0. HTTP/2 gives a half-closed
      * connection no meaning, no frame can come any more, and its open streams would otherwise hold it (and their
-     * upstreams) until they end; h2load, which sends close_notify when it stops and waits for the server to close,
-     * hung until the idle close. The close is immediate, below the codec: a GOAWAY through it would wait for those
+     * upstreams) until they end. The close is immediate, below the codec: a GOAWAY through it would wait for those
      * streams.
      */
     private static final class IdleClose extends IdleStateHandler {
