@@ -409,6 +409,7 @@ class Http2Test {
     static final String H2_TOTAL = "portico_connections_protocol_total{protocol=\"h2\"}";
     static final String STREAMS_OPEN = "portico_http2_streams_open";
     static final String STREAMS_TOTAL = "portico_http2_streams_total";
+    static final String WRITING = "portico_connections{state=\"writing\"}";
 
     @Test
     void metricsCountConnectionsByProtocolAndTheOpenStreams() throws Exception {
@@ -423,6 +424,8 @@ class Http2Test {
                 assertThat(now.value(H2_TOTAL)).isEqualTo(before.valueOrZero(H2_TOTAL) + 1);
                 assertThat(now.value(STREAMS_OPEN)).isEqualTo(before.valueOrZero(STREAMS_OPEN) + 2);
                 assertThat(now.value(STREAMS_TOTAL)).isEqualTo(before.valueOrZero(STREAMS_TOTAL) + 2);
+                // nginx's stub_status states: an h2 connection with a stream open is writing (the scrape is too)
+                assertThat(now.value(WRITING)).isEqualTo(before.valueOrZero(WRITING) + 1);
             });
         }
         // A TLS connection counts once ALPN chose h2: curl's, closed by the time it returns
