@@ -23,6 +23,8 @@ public final class ClientPipeline {
     public static final String H2_IDLE = "h2-idle";
     public static final String H2_CODEC = "h2";
     public static final String H2_STREAMS = "h2-streams";
+    /** HTTP/2 connections: the end of the pipeline, where the codec's protocol errors stop (logged at debug). */
+    public static final String H2_ERRORS = "h2-errors";
     /** An HTTP/2 stream's channel: frames to HTTP/1.1 messages and back, and the Date and Server headers. */
     public static final String H2_STREAM_CODEC = "h2-stream";
     public static final String H2_STREAM_HEADERS = "h2-stream-headers";

@@ -1,6 +1,7 @@
 package io.portico.server;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -14,6 +15,7 @@ import io.portico.config.LocationConfig;
 import io.portico.config.ProxyProtocolConfig;
 import io.portico.metrics.LocationMeters;
 import io.portico.metrics.PorticoMetrics;
+import io.portico.metrics.ProtocolMeters;
 import io.portico.metrics.AccessLog;
 import io.portico.route.ClientPipeline;
 import io.portico.route.Route;
@@ -56,6 +58,10 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
     private final ProxyProtocolRefusals proxyRefusals;
     /** On-the-fly compression, when some location of this listener enables it. */
     private final ResponseCompression compression;
+    // One listener each for every connection and stream, not a closure apiece.
+    private final ChannelFutureListener http1Closed;
+    private final ChannelFutureListener http2Closed;
+    private final ChannelFutureListener streamClosed;
 
     ClientChannelInitializer(LimitsConfig limits, ServerState state, ConnectionLimiter connectionLimiter,
             ClientAddresses addresses, AccessLog accessLog, HostRouter router, Supplier<ChannelHandler> rateLimiter,
@@ -83,6 +89,10 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
         this.proxyProtocol = proxyProtocol;
         this.proxyRefusals = proxyProtocol == null ? null : ProxyProtocolHandler.refusals();
         this.compression = ResponseCompression.create(router.routes().stream().map(Route::location).toList());
+        ProtocolMeters protocols = metrics.protocols();
+        this.http1Closed = f -> protocols.connectionClosed(false);
+        this.http2Closed = f -> protocols.connectionClosed(true);
+        this.streamClosed = f -> protocols.streamClosed();
     }
 
     @Override
@@ -112,6 +122,8 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
 
     /** HTTP/1.1: the client timers, the strict codec, one request at a time with keep-alive, then Portico's. */
     void addHttp1(ChannelPipeline p) {
+        metrics.protocols().connectionOpened(false);
+        p.channel().closeFuture().addListener(http1Closed);
         p.addLast(ClientPipeline.TIMEOUTS, new ClientTimeoutHandler(
                 limits.keepaliveTimeout(), limits.clientHeaderTimeout(),
                 limits.clientBodyTimeout(), limits.sendTimeout(), limits.clientBodyMinRate()));
@@ -132,17 +144,24 @@ final class ClientChannelInitializer extends ChannelInitializer<Channel> {
 
     /** HTTP/2: the connection's idle close, Netty's frame codec with Portico's limits, one child channel a stream. */
     void addHttp2(ChannelPipeline p) {
+        metrics.protocols().connectionOpened(true);
+        p.channel().closeFuture().addListener(http2Closed);
         Http2Connections.addTo(p, http2, limits.keepaliveTimeout(), this::initStream);
     }
 
     /**
      * One HTTP/2 stream: Netty's codec turns its frames into HTTP/1.1 messages, so the framing checks, routing,
-     * access rules, rate limits and responders are those of an HTTP/1.1 connection. Files go as chunks (a stream
+     * access rules, rate limits and responders are those of an HTTP/1.1 connection; the body and send timeouts are
+     * the stream's own ({@link StreamTimeoutHandler}). Files go as chunks (a stream
      * cannot sendfile); Date and Server come from {@link StreamHeaders}, the stream's end from the codec.
      */
     void initStream(Channel stream) {
+        metrics.protocols().streamOpened();
+        stream.closeFuture().addListener(streamClosed);
         ChannelPipeline p = stream.pipeline();
         p.addLast(ClientPipeline.H2_STREAM_CODEC, new Http2StreamFrameToHttpObjectCodec(true, false));
+        p.addLast(ClientPipeline.TIMEOUTS, new StreamTimeoutHandler(limits.clientBodyTimeout(), limits.sendTimeout(),
+                limits.clientBodyMinRate()));
         if (compression.enabled()) {
             p.addLast(ClientPipeline.COMPRESS, compression.newHandler(true));
         }
