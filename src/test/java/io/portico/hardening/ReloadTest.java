@@ -7,6 +7,7 @@ import io.portico.config.ConfigLoader;
 import io.portico.server.PorticoServer;
 import io.portico.testing.LogCapture;
 import io.portico.testing.RawHttp;
+import io.portico.testing.RefusedPort;
 import io.portico.testing.Response;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -234,6 +235,29 @@ class ReloadTest {
         assertThat(reload("workers = 1\n" + upstreams(", read-timeout = 7s") + locations.formatted(""))).isTrue();
         assertThat(get("/c").status()).isEqualTo(200);
         assertThat(upstream.connectionsAccepted()).as("a changed pool connects anew").isEqualTo(2);
+    }
+
+    @Test
+    void aPoolWhoseDefinitionIsUnchangedKeepsItsServersHealthAndAChangedOneStartsHealthy() throws Exception {
+        try (RefusedPort dead = new RefusedPort()) {
+            upstream = RecordingUpstream.tcp();
+            String pool = "upstreams { app { servers = [\"127.0.0.1:" + dead.port() + "\", \"" + upstream.address()
+                    + "\"], retries = 1 %s } }\n";
+            String locations = "locations = [ { path = \"/\", proxy = app },\n"
+                    + "  { exact = \"/status\", status = page } %s ]";
+            start(pool.formatted("") + locations.formatted(""));
+            for (int i = 0; i < 2; i++) { // round robin: one of the two tries the dead server first
+                assertThat(get("/a").status()).isEqualTo(200);
+            }
+            String down = "{\"server\":\"127.0.0.1:" + dead.port() + "\",\"up\":false";
+            assertThat(get("/status?format=json").text()).contains(down);
+            assertThat(reload(pool.formatted("") + locations.formatted(", { exact = \"/x\", return = 204 }")))
+                    .isTrue();
+            assertThat(get("/status?format=json").text()).as("its health kept").contains(down);
+            assertThat(reload(pool.formatted(", connect-timeout = 2s") + locations.formatted(""))).isTrue();
+            assertThat(get("/status?format=json").text()).as("a changed pool starts afresh")
+                    .contains("{\"server\":\"127.0.0.1:" + dead.port() + "\",\"up\":true");
+        }
     }
 
     @Test
