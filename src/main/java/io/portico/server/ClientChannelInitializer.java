@@ -7,7 +7,7 @@ import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.portico.config.Http2Config;
 import io.portico.config.LimitsConfig;
-import io.portico.config.ListenAddress;
+import io.portico.metrics.LocationMeters;
 import io.portico.ratelimit.RateLimits;
 import io.portico.route.ClientPipeline;
 import io.portico.route.HostRouter;
@@ -28,7 +28,7 @@ final class ClientChannelInitializer {
     private final ServerParts parts;
     /** The generation this instance belongs to: its requests' when a reload has removed this listener. */
     private final Generation generation;
-    private final ListenAddress address;
+    private final ListenerKey address;
     private final LimitsConfig limits;
     private final HostRouter router;
     /** The listener's TLS, or null for plain HTTP. */
@@ -38,7 +38,7 @@ final class ClientChannelInitializer {
     /** A Content-Length over this is refused before routing; a location's own limit after it. */
     private final long largestBodyLimit;
 
-    ClientChannelInitializer(ServerParts parts, Generation generation, ListenAddress address, HostRouter router,
+    ClientChannelInitializer(ServerParts parts, Generation generation, ListenerKey address, HostRouter router,
             ServerTls tls, Http2Config http2) {
         this.parts = parts;
         this.generation = generation;
@@ -67,6 +67,11 @@ final class ClientChannelInitializer {
         return current == generation || current.listener(address) != null ? current : generation;
     }
 
+    /** The meters of requests refused before routing: those of location "". */
+    private LocationMeters unrouted() {
+        return parts.metrics().location("");
+    }
+
     void initChannel(Channel ch) {
         parts.state().add(ch);
         parts.metrics().connectionAccepted();
@@ -90,13 +95,14 @@ final class ClientChannelInitializer {
     void addHttp1(ChannelPipeline p) {
         p.addLast(ClientPipeline.TIMEOUTS, new ClientTimeoutHandler(
                 limits.keepaliveTimeout(), limits.clientHeaderTimeout(),
-                limits.clientBodyTimeout(), limits.sendTimeout(), limits.clientBodyMinRate()));
+                limits.clientBodyTimeout(), limits.sendTimeout(), limits.clientBodyMinRate(), unrouted()));
         ServerCodec.addTo(p, limits.maxRequestLine(), limits.maxHeaderSize());
         if (tls != null) {
             // A file cannot go by sendfile through TLS: the static responder writes it as chunks (FileChunks).
             p.addLast(ClientPipeline.CHUNKED_WRITES, new ChunkedWriteHandler());
         }
-        p.addLast(ClientPipeline.FRAMING, new HttpFramingHandler(limits.maxHeaderCount(), largestBodyLimit));
+        p.addLast(ClientPipeline.FRAMING, new HttpFramingHandler(limits.maxHeaderCount(), largestBodyLimit,
+                unrouted()));
         p.addLast(ClientPipeline.KEEPALIVE, new KeepAliveHandler(limits.keepaliveRequests(), parts.state()));
         addPorticoHandlers(p, false);
     }
@@ -115,7 +121,8 @@ final class ClientChannelInitializer {
         ChannelPipeline p = stream.pipeline();
         p.addLast(ClientPipeline.H2_STREAM_CODEC, new Http2StreamFrameToHttpObjectCodec(true, false));
         p.addLast(ClientPipeline.CHUNKED_WRITES, new ChunkedWriteHandler());
-        p.addLast(ClientPipeline.FRAMING, new HttpFramingHandler(limits.maxHeaderCount(), largestBodyLimit));
+        p.addLast(ClientPipeline.FRAMING, new HttpFramingHandler(limits.maxHeaderCount(), largestBodyLimit,
+                unrouted()));
         p.addLast(ClientPipeline.H2_STREAM_HEADERS, StreamHeaders.INSTANCE);
         addPorticoHandlers(p, true);
     }

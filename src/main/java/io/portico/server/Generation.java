@@ -1,7 +1,6 @@
 package io.portico.server;
 
 import io.netty.channel.EventLoopGroup;
-import io.portico.config.ListenAddress;
 import io.portico.config.ListenerConfig;
 import io.portico.config.LocationConfig;
 import io.portico.config.PorticoConfig;
@@ -12,6 +11,7 @@ import io.portico.tls.ServerTls;
 import io.portico.tls.TlsUnavailableException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import javax.net.ssl.SSLException;
@@ -36,7 +36,7 @@ final class Generation {
     final ClientAddresses addresses;
     private final Function<LocationConfig, LocationMeters> meters;
     /** By listen address: a connection's pipeline stages and the router of its requests. */
-    private final Map<ListenAddress, ClientChannelInitializer> listeners = new HashMap<>();
+    private final Map<ListenerKey, ClientChannelInitializer> listeners = new HashMap<>();
 
     private Generation(PorticoConfig config, Targets targets, RateLimits rateLimits,
             Function<LocationConfig, LocationMeters> meters) {
@@ -62,11 +62,13 @@ final class Generation {
             boolean perListener = config.hosts().stream().anyMatch(h -> !h.listen().isEmpty() || h.isDefault());
             HostRouter shared = perListener ? null
                     : HostRouter.build(config.locations(), config.hosts(), null, targets::responder);
-            for (ListenerConfig listener : config.listen()) {
+            List<ListenerKey> keys = ListenerKey.of(config.listen());
+            for (int i = 0; i < keys.size(); i++) {
+                ListenerConfig listener = config.listen().get(i);
                 HostRouter router = perListener
                         ? HostRouter.build(config.locations(), config.hosts(), listener.address(), targets::responder)
                         : shared;
-                g.add(parts, listener, router, listener.tls().isPresent() ? tls(listener) : null);
+                g.add(parts, keys.get(i), listener, router, listener.tls().isPresent() ? tls(listener) : null);
             }
             return g;
         } catch (ListenException | RuntimeException e) {
@@ -79,12 +81,12 @@ final class Generation {
     static Generation of(PorticoConfig config, HostRouter router, RateLimits rateLimits,
             Function<LocationConfig, LocationMeters> meters, ServerParts parts, ServerTls tls) {
         Generation g = new Generation(config, null, rateLimits, meters);
-        g.add(parts, new ListenerConfig(null, java.util.Optional.empty(), false), router, tls);
+        g.add(parts, null, new ListenerConfig(null, java.util.Optional.empty(), false), router, tls);
         return g;
     }
 
-    private void add(ServerParts parts, ListenerConfig listener, HostRouter router, ServerTls tls) {
-        listeners.put(listener.address(), new ClientChannelInitializer(parts, this, listener.address(), router, tls,
+    private void add(ServerParts parts, ListenerKey key, ListenerConfig listener, HostRouter router, ServerTls tls) {
+        listeners.put(key, new ClientChannelInitializer(parts, this, key, router, tls,
                 listener.http2() ? config.http2() : null));
     }
 
@@ -96,23 +98,28 @@ final class Generation {
         }
     }
 
-    /** The pipeline builder of connections accepted on {@code address}; null when this generation has no such one. */
-    ClientChannelInitializer listener(ListenAddress address) {
-        return listeners.get(address);
+    /** The pipeline builder of connections accepted on listener {@code key}; null when this generation has none. */
+    ClientChannelInitializer listener(ListenerKey key) {
+        return listeners.get(key);
     }
 
-    /** The router of requests that came on {@code address}. */
-    HostRouter router(ListenAddress address) {
-        return listeners.get(address).router();
+    /** The router of requests that came on listener {@code key}. */
+    HostRouter router(ListenerKey key) {
+        return listeners.get(key).router();
     }
 
-    /** Each listener's TLS context, by address, in configuration order (start-up log). */
-    Map<ListenAddress, ServerTls> tls() {
-        Map<ListenAddress, ServerTls> out = new LinkedHashMap<>();
-        for (ListenerConfig l : config.listen()) {
-            ServerTls tls = listeners.get(l.address()).tls();
+    /** Each listener's key, in configuration order. */
+    List<ListenerKey> listenerKeys() {
+        return ListenerKey.of(config.listen());
+    }
+
+    /** Each TLS listener's context, in configuration order (start-up log). */
+    Map<ListenerKey, ServerTls> tls() {
+        Map<ListenerKey, ServerTls> out = new LinkedHashMap<>();
+        for (ListenerKey key : listenerKeys()) {
+            ServerTls tls = listeners.get(key).tls();
             if (tls != null) {
-                out.put(l.address(), tls);
+                out.put(key, tls);
             }
         }
         return out;

@@ -3,7 +3,6 @@ package io.portico.server;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
-import io.portico.config.ListenAddress;
 import java.util.function.Function;
 
 /**
@@ -13,10 +12,10 @@ import java.util.function.Function;
  */
 @ChannelHandler.Sharable
 final class ListenerDispatch extends ChannelInitializer<Channel> {
-    private final ListenAddress address;
-    private final Function<ListenAddress, ClientChannelInitializer> initializers;
+    private final ListenerKey address;
+    private final Function<ListenerKey, ClientChannelInitializer> initializers;
 
-    ListenerDispatch(ListenAddress address, Function<ListenAddress, ClientChannelInitializer> initializers) {
+    ListenerDispatch(ListenerKey address, Function<ListenerKey, ClientChannelInitializer> initializers) {
         this.address = address;
         this.initializers = initializers;
     }

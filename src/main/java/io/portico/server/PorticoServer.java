@@ -10,7 +10,6 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.portico.config.ConfigLoader;
 import io.portico.config.InvalidConfigException;
 import io.portico.config.ListenAddress;
-import io.portico.config.ListenerConfig;
 import io.portico.config.PorticoConfig;
 import io.portico.metrics.AccessLog;
 import io.portico.metrics.PorticoMetrics;
@@ -51,7 +50,7 @@ public final class PorticoServer implements AutoCloseable {
     /** A reload's generation while its new listeners are bound, before it is current: they serve with it. */
     private volatile Generation installing;
     /** The bound sockets by address (several with SO_REUSEPORT), in configuration order. */
-    private final Map<ListenAddress, List<Channel>> listeners = new LinkedHashMap<>();
+    private final Map<ListenerKey, List<Channel>> listeners = new LinkedHashMap<>();
     /** Drains removed listeners and closes what an older generation did not hand on: never an event loop. */
     private final ScheduledExecutorService retirements = Executors.newSingleThreadScheduledExecutor(
             new DefaultThreadFactory("portico-reload", true));
@@ -89,8 +88,8 @@ public final class PorticoServer implements AutoCloseable {
         }
         PorticoServer server = new PorticoServer(config, transport);
         try {
-            for (ListenerConfig listener : config.listen()) {
-                server.listeners.put(listener.address(), server.bind(listener.address()));
+            for (ListenerKey key : server.current.get().listenerKeys()) {
+                server.listeners.put(key, server.bind(key));
             }
         } catch (ListenException e) {
             server.close();
@@ -124,12 +123,12 @@ public final class PorticoServer implements AutoCloseable {
         }
         Generation old = current.get();
         Generation g = Generation.build(next, old, parts, group);
-        Map<ListenAddress, List<Channel>> added = new LinkedHashMap<>();
+        Map<ListenerKey, List<Channel>> added = new LinkedHashMap<>();
         installing = g;
         try {
-            for (ListenerConfig l : next.listen()) {
-                if (!listeners.containsKey(l.address())) {
-                    added.put(l.address(), bind(l.address()));
+            for (ListenerKey key : g.listenerKeys()) {
+                if (!listeners.containsKey(key)) {
+                    added.put(key, bind(key));
                 }
             }
         } catch (ListenException e) {
@@ -139,14 +138,14 @@ public final class PorticoServer implements AutoCloseable {
         } finally {
             installing = null;
         }
-        List<ListenAddress> removed = new ArrayList<>();
-        for (ListenAddress a : listeners.keySet()) {
+        List<ListenerKey> removed = new ArrayList<>();
+        for (ListenerKey a : listeners.keySet()) {
             if (g.listener(a) == null) {
                 removed.add(a);
             }
         }
         List<Channel> closing = new ArrayList<>();
-        for (ListenAddress a : removed) {
+        for (ListenerKey a : removed) {
             for (Channel ch : listeners.remove(a)) {
                 // before the swap: no connection is accepted there that the new generation has no listener for
                 state.listenerClosed(ch);
@@ -244,7 +243,8 @@ public final class PorticoServer implements AutoCloseable {
      * Binds one address: one socket, or with SO_REUSEPORT one per event loop so the kernel spreads connections.
      * Its connections are built by the generation current when each is accepted ({@link ListenerDispatch}).
      */
-    private List<Channel> bind(ListenAddress address) throws ListenException {
+    private List<Channel> bind(ListenerKey key) throws ListenException {
+        ListenAddress address = key.address();
         ServerBootstrap b = new ServerBootstrap()
                 .group(group)
                 .channel(transport.serverChannel())
@@ -252,7 +252,7 @@ public final class PorticoServer implements AutoCloseable {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 // A client that shuts its sending side after its request still gets the response (RFC 9112 9.6).
                 .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
-                .childHandler(new ListenerDispatch(address, this::initializer));
+                .childHandler(new ListenerDispatch(key, this::initializer));
         // no TCP_NODELAY child option: every transport's accepted channels have it on by default (tested)
         boolean reusePort = transport.reusePort() != null;
         int perAddress = reusePort ? group.executorCount() : 1;
@@ -280,10 +280,10 @@ public final class PorticoServer implements AutoCloseable {
     }
 
     /** How connections accepted on {@code address} are built now; null when no generation has it (being closed). */
-    private ClientChannelInitializer initializer(ListenAddress address) {
-        ClientChannelInitializer i = current.get().listener(address);
+    private ClientChannelInitializer initializer(ListenerKey key) {
+        ClientChannelInitializer i = current.get().listener(key);
         Generation next = installing;
-        return i != null || next == null ? i : next.listener(address);
+        return i != null || next == null ? i : next.listener(key);
     }
 
     private void closeListener(Channel listener) {
@@ -317,7 +317,7 @@ public final class PorticoServer implements AutoCloseable {
     }
 
     /** The bound addresses, one per configured address (ports resolved when 0 was asked). */
-    public List<InetSocketAddress> localAddresses() {
+    public synchronized List<InetSocketAddress> localAddresses() {
         List<InetSocketAddress> out = new ArrayList<>();
         for (Channel ch : listeners.values().stream().flatMap(List::stream).toList()) {
             InetSocketAddress a = (InetSocketAddress) ch.localAddress();

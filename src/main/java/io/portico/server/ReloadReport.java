@@ -1,6 +1,5 @@
 package io.portico.server;
 
-import io.portico.config.ListenAddress;
 import io.portico.config.LocationConfig;
 import io.portico.config.PorticoConfig;
 import java.util.ArrayList;
@@ -17,13 +16,12 @@ import java.util.stream.Collectors;
  */
 public record ReloadReport(List<String> lines) {
 
-    static ReloadReport of(Generation old, Generation g, Collection<ListenAddress> added,
-            Collection<ListenAddress> removed) {
+    static ReloadReport of(Generation old, Generation g, Collection<ListenerKey> added,
+            Collection<ListenerKey> removed) {
         PorticoConfig before = old.config;
         PorticoConfig after = g.config;
         List<String> lines = new ArrayList<>();
-        Set<ListenAddress> kept = new LinkedHashSet<>();
-        after.listen().forEach(l -> kept.add(l.address()));
+        Set<ListenerKey> kept = new LinkedHashSet<>(g.listenerKeys());
         kept.removeAll(added);
         lines.add("listeners: kept " + kept + ", added " + added + ", removed " + removed);
         Set<String> locationsBefore = labels(before.allLocations());

@@ -10,7 +10,6 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
-import io.portico.config.ListenAddress;
 import io.portico.route.ClientExchange;
 import io.portico.route.Route;
 import io.portico.route.HostRouter;
@@ -26,14 +25,14 @@ import io.portico.tls.ServerTls;
  */
 final class RouteHandler extends ChannelInboundHandlerAdapter {
     /** The connection's listener: each request is routed by its generation's router for it. */
-    private final ListenAddress listener;
+    private final ListenerKey listener;
     /** The host SNI chose on this TLS connection; null on a plain one or when the client sent no name. */
     private Router sniHost;
     /** The router {@link #sniHost} was looked up in: again after a reload. */
     private HostRouter sniLooked;
     private boolean discarding;
 
-    RouteHandler(ListenAddress listener) {
+    RouteHandler(ListenerKey listener) {
         this.listener = listener;
     }
 
