@@ -156,6 +156,35 @@ class ReloadTest {
     }
 
     @Test
+    void aRequestInFlightFinishesOnTheConfigurationItBeganWith() throws Exception {
+        String pool = upstreams("");
+        start(pool + "locations = [ { path = \"/slow/\", proxy = app } ]");
+        java.util.concurrent.CountDownLatch arrived = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch answer = new java.util.concurrent.CountDownLatch(1);
+        upstream.behave((conn, request) -> {
+            arrived.countDown();
+            try {
+                answer.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            RecordingUpstream.keepAliveOk(conn, request);
+        });
+        try (RawHttp inFlight = new RawHttp(port)) {
+            inFlight.send("GET /slow/a HTTP/1.1\r\nHost: x\r\n\r\n");
+            assertThat(arrived.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            // the location and its upstream are gone from the new configuration
+            assertThat(reload("locations = [ { path = \"/\", return = { status = 200, body = \"new\" } } ]")).isTrue();
+            assertThat(get("/slow/a").text()).as("a new request").isEqualTo("new");
+            answer.countDown();
+            Response r = inFlight.read();
+            assertThat(r.status()).as("the request in flight").isEqualTo(200);
+            assertThat(r.text()).startsWith("ok 0 ");
+            assertThat(get(inFlight, "/slow/a").text()).as("the next request on its connection").isEqualTo("new");
+        }
+    }
+
+    @Test
     void aReloadWithProblemsKeepsServingTheOldConfigurationAndLogsThemAsCheckPrintsThem() throws Exception {
         start("locations = [ { path = \"/\", return = { status = 200, body = \"v1\" } } ]");
         try (Traffic traffic = new Traffic("/");
