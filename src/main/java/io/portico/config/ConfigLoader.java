@@ -24,7 +24,8 @@ import java.util.Set;
  */
 public final class ConfigLoader {
     private static final Set<String> TOP_KEYS = Set.of(
-            "listen", "workers", "transport", "access-log", "shutdown-timeout", "drain-delay", "pid-file", "limits", "static",
+            "listen", "workers", "transport", "access-log", "shutdown-timeout", "drain-delay", "pid-file", "limits",
+            "static",
             "trusted-proxies", "allow-unlimited", "upstreams", "rate-limits", "limit-conn", "locations", "hosts",
             "http2", "demo-app", "defaults");
 

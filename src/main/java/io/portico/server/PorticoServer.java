@@ -49,7 +49,7 @@ public final class PorticoServer implements AutoCloseable {
     private final AtomicReference<Generation> current = new AtomicReference<>();
     /** A reload's generation while its new listeners are bound, before it is current: they serve with it. */
     private volatile Generation installing;
-    /** The bound sockets by address (several with SO_REUSEPORT), in configuration order. */
+    /** The bound sockets of each listener (several with SO_REUSEPORT), in configuration order. */
     private final Map<ListenerKey, List<Channel>> listeners = new LinkedHashMap<>();
     /** Drains removed listeners and closes what an older generation did not hand on: never an event loop. */
     private final ScheduledExecutorService retirements = Executors.newSingleThreadScheduledExecutor(

@@ -7,7 +7,8 @@
  * that connections and requests read from one reference.
  *
  * <p>Threading: every handler of a connection runs on that connection's event loop and is owned by it (the few
- * {@code @Sharable} ones hold no per-connection state); {@code PorticoServer.start}, {@code reload} and {@code stop} run on
- * the caller's thread, never a loop; removed listeners drain and retired generations close on {@code portico-reload}.
+ * {@code @Sharable} ones hold no per-connection state); {@code PorticoServer.start}, {@code reload} and
+ * {@code stop} run on the caller's thread, never a loop; removed listeners drain and retired generations close
+ * on {@code portico-reload}.
  */
 package io.portico.server;

@@ -36,7 +36,8 @@ class MainTest {
         try {
             java.nio.file.Files.writeString(conf, "portico {\n  workers = many\n}\n");
             assertThat(run("reload", "--conf", conf.toString())).isEqualTo(1);
-            assertThat(err.toString()).contains(conf.getFileName() + ":2: portico.workers").contains("portico: not reloaded");
+            assertThat(err.toString()).contains(conf.getFileName() + ":2: portico.workers")
+                    .contains("portico: not reloaded");
         } finally {
             java.nio.file.Files.delete(conf);
         }

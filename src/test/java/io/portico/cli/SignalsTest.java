@@ -55,6 +55,8 @@ class SignalsTest {
                 .redirectErrorStream(true).redirectOutput(output.toFile()).start();
         try {
             await().atMost(Duration.ofSeconds(30)).until(() -> serve.isAlive() ? accepts(port) : fail(output));
+            // written once every listener is bound: just after the port accepts
+            await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(pidFile));
             assertThat(Files.readString(pidFile).trim()).isEqualTo(Long.toString(serve.pid()));
             assertThat(get(port, "/one")).isEqualTo("ok");
 

@@ -198,7 +198,8 @@ class ReloadTest {
             traffic.close();
             assertThat(traffic.failures).isEmpty();
             assertThat(traffic.statuses).containsOnly(200);
-            assertThat(log.lines()).anySatisfy(l -> assertThat(l).startsWith("ERROR " + conf + ":6: portico.workers: "));
+            assertThat(log.lines())
+                    .anySatisfy(l -> assertThat(l).startsWith("ERROR " + conf + ":6: portico.workers: "));
             assertThat(log.lines()).anySatisfy(l -> assertThat(l)
                     .isEqualTo("ERROR reload: configuration has 1 problem; the running configuration stays"));
         }
