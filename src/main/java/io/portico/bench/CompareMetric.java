@@ -39,10 +39,6 @@ public enum CompareMetric {
         return null;
     }
 
-    static String keys() {
-        return String.join(" ", java.util.Arrays.stream(values()).map(CompareMetric::key).toList());
-    }
-
     /** True for a latency, whose value {@link TextReport#duration} prints with a unit that fits. */
     boolean latency() {
         return label.endsWith("(ms)");

@@ -8,6 +8,9 @@ import java.util.List;
  */
 public final class ClientPipeline {
     public static final String CONNECTIONS = "connections";
+    /** proxy-protocol listeners only: Netty's PROXY header decoder and Portico's checks of it (both then removed). */
+    public static final String PROXY_DECODER = "proxy-protocol-decoder";
+    public static final String PROXY = "proxy-protocol";
     /** TLS listeners only: plain HTTP refused, then SNI (which replaces itself with the chosen SslHandler). */
     public static final String TLS_PLAIN_REFUSAL = "tls-plain-refusal";
     public static final String TLS = "tls";

@@ -3,10 +3,12 @@ package io.portico.server;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.portico.config.Http2Config;
 import io.portico.config.LimitsConfig;
+import io.portico.config.ProxyProtocolConfig;
 import io.portico.metrics.LocationMeters;
 import io.portico.ratelimit.RateLimits;
 import io.portico.route.ClientPipeline;
@@ -25,6 +27,11 @@ import io.portico.tls.ServerTls;
  * and TLS; each of its requests is then served by whichever generation is current at its head.
  */
 final class ClientChannelInitializer {
+    /**
+     * The bytes of TLVs a PROXY v2 header may carry: HAProxy's SSL, authority and unique-id TLVs and a cloud
+     * balancer's own take a few hundred; a longer header is refused rather than buffered up to 64 KiB.
+     */
+    private static final int MAX_PROXY_TLVS = 4096;
     private final ServerParts parts;
     /** The generation this instance belongs to: its requests' when a reload has removed this listener. */
     private final Generation generation;
@@ -37,9 +44,12 @@ final class ClientChannelInitializer {
     private final Http2Config http2;
     /** A Content-Length over this is refused before routing; a location's own limit after it. */
     private final long largestBodyLimit;
+    /** The listener's PROXY protocol, or null when connections start with HTTP or TLS. */
+    private final ProxyProtocolConfig proxyProtocol;
+    private final ProxyProtocolRefusals proxyRefusals;
 
     ClientChannelInitializer(ServerParts parts, Generation generation, ListenerKey address, HostRouter router,
-            ServerTls tls, Http2Config http2) {
+            ServerTls tls, Http2Config http2, ProxyProtocolConfig proxyProtocol) {
         this.parts = parts;
         this.generation = generation;
         this.address = address;
@@ -48,6 +58,8 @@ final class ClientChannelInitializer {
         this.tls = tls;
         this.http2 = http2;
         this.largestBodyLimit = ExchangeHandler.largestBodyLimit(limits.maxBodySize(), router.routes());
+        this.proxyProtocol = proxyProtocol;
+        this.proxyRefusals = proxyProtocol == null ? null : ProxyProtocolHandler.refusals();
     }
 
     HostRouter router() {
@@ -77,6 +89,11 @@ final class ClientChannelInitializer {
         parts.metrics().connectionAccepted();
         ChannelPipeline p = ch.pipeline();
         p.addLast(ClientPipeline.CONNECTIONS, parts.connectionLimiter());
+        if (proxyProtocol != null) {
+            // Before TLS: a balancer's PROXY header precedes the ClientHello.
+            p.addLast(ClientPipeline.PROXY_DECODER, new HAProxyMessageDecoder(MAX_PROXY_TLVS));
+            p.addLast(ClientPipeline.PROXY, new ProxyProtocolHandler(proxyProtocol, proxyRefusals));
+        }
         if (tls != null) {
             // Plain HTTP refused with a 400 of its own; SNI, which becomes the chosen SslHandler; a failed handshake
             // closed quietly; then ALPN adds the HTTP stages of the protocol chosen.

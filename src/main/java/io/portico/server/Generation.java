@@ -87,7 +87,7 @@ final class Generation {
 
     private void add(ServerParts parts, ListenerKey key, ListenerConfig listener, HostRouter router, ServerTls tls) {
         listeners.put(key, new ClientChannelInitializer(parts, this, key, router, tls,
-                listener.http2() ? config.http2() : null));
+                listener.http2() ? config.http2() : null, listener.proxyProtocol().orElse(null)));
     }
 
     private static ServerTls tls(ListenerConfig listener) throws ListenException {

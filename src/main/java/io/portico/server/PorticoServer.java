@@ -98,6 +98,8 @@ public final class PorticoServer implements AutoCloseable {
         server.current.get().tls().forEach((address, tls) -> log.info("TLS on {}: {}", address, tls));
         config.listen().stream().filter(l -> l.http2() && l.tls().isEmpty())
                 .forEach(l -> log.info("h2c (HTTP/2 with prior knowledge) and HTTP/1.1 on {}", l.address()));
+        config.listen().forEach(l -> l.proxyProtocol()
+                .ifPresent(p -> log.info("PROXY protocol on {} from {}", l.address(), p.trusted())));
         log.info("portico listening on {} ({} transport, {} event loops)",
                 server.localAddresses(), transport.name(), config.workers());
         HeapAdvice heap = HeapAdvice.of(config);

@@ -50,6 +50,8 @@ final class RequestContextHandler extends ChannelDuplexHandler {
     private boolean trustedPeer;
     /** The generation whose trusted proxies {@link #trustedPeer} was decided by. */
     private Generation trustedBy;
+    /** The balancer's PROXY header said the client spoke TLS to it (v2's SSL TLV). */
+    private boolean proxiedTls;
     private RequestContext current;
     /** {@code ssl_protocol=... ssl_cipher=...} of a TLS connection for its log lines, read once; else null. */
     private String tlsNote;
@@ -67,7 +69,11 @@ final class RequestContextHandler extends ChannelDuplexHandler {
         if (msg instanceof HttpRequest request) {
             Generation generation = generations.get();
             if (peer == null) {
-                peer = (InetSocketAddress) ctx.channel().remoteAddress();
+                // Behind a balancer that sent the PROXY protocol, the client it named is the peer: the one place
+                // every later decision takes the client from (limits, access rules, logs, forwarding headers).
+                ProxiedClient proxied = ProxiedClient.of(ctx.channel());
+                peer = proxied != null ? proxied.address() : (InetSocketAddress) ctx.channel().remoteAddress();
+                proxiedTls = proxied != null && proxied.tls();
                 peerIp = peer.getAddress().getHostAddress();
             }
             if (trustedBy != generation) { // the first request, or the first after a reload
@@ -79,7 +85,7 @@ final class RequestContextHandler extends ChannelDuplexHandler {
                 tlsNote = tlsNote(ctx.channel());
             }
             current = new RequestContext(generation, ctx.channel(), request, peer, peerIp, client, trustedPeer, secure,
-                    http2, accessLog.enabled());
+                    proxiedTls, http2, accessLog.enabled());
             ctx.channel().attr(ClientExchange.KEY).set(current);
         }
         if (msg instanceof HttpContent content && current != null) {
