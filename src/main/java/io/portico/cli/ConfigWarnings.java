@@ -30,7 +30,9 @@ final class ConfigWarnings {
         // A balancer missing from trusted-proxies cannot be seen in the file: the rate-limit zones notice it at
         // run time (ratelimit.UntrustedProxyDetector). One trusted host is the usual, correct setup.
         for (LocationConfig location : config.allLocations()) {
-            if (location.target() instanceof TargetConfig.Metrics && location.allow().isEmpty()) {
+            // loopback only unless allow or deny is set; an allow of everyone is worth a word
+            boolean everyone = location.allow().stream().anyMatch(c -> c.prefix() == 0) || location.allow().isEmpty();
+            if (location.target() instanceof TargetConfig.Metrics && everyone) {
                 out.add("location " + location.match() + " serves metrics to every client: restrict it with allow"
                         + " = [\"127.0.0.1/32\", ...]");
             }

@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
         subcommands = {
             ServeCommand.class,
             CheckCommand.class,
+            ReloadCommand.class,
             ImportCommand.class,
             DemoAppCommand.class,
             BenchCommand.class,
@@ -63,19 +64,14 @@ public final class Main {
 
     /**
      * A first word that names no command is a usage error (exit 2), not options for serve: {@code portico chek}
-     * must not start a server, and {@code portico reload} must not look like it reloaded one.
+     * must not start a server.
      */
     private static int unknownCommand(CommandLine cli, String word) {
         PrintWriter err = cli.getErr();
-        if (word.equals("reload")) {
-            err.println("portico: reload is not available yet (issue 25); to apply a new configuration, run"
-                    + " 'portico check' and restart portico (SIGHUP is logged and ignored)");
-        } else {
-            Set<String> commands = cli.getSubcommands().keySet();
-            err.println("portico: unknown command '" + word + "'" + Suggestions.closest(word, commands)
-                    .map(s -> "; did you mean '" + s + "'?")
-                    .orElse(" (expected: one of " + String.join(", ", commands) + ")"));
-        }
+        Set<String> commands = cli.getSubcommands().keySet();
+        err.println("portico: unknown command '" + word + "'" + Suggestions.closest(word, commands)
+                .map(s -> "; did you mean '" + s + "'?")
+                .orElse(" (expected: one of " + String.join(", ", commands) + ")"));
         err.flush();
         return 2;
     }

@@ -6,6 +6,7 @@ import io.portico.server.ListenException;
 import io.portico.server.PorticoServer;
 import io.portico.demo.DemoApp;
 import io.portico.demo.DemoAppStartException;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.Optional;
 import org.slf4j.LoggerFactory;
@@ -17,8 +18,9 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code portico serve}: run until SIGTERM or SIGINT, then drain gracefully; SIGHUP is ignored and SIGUSR1
- * reopens the log files ({@link SignalHandlers}).
+ * {@code portico serve}: run until SIGTERM or SIGINT, then drain gracefully; SIGHUP reloads the configuration file
+ * and SIGUSR1 reopens the log files ({@link SignalHandlers}). The process id goes to {@code pid-file} once every
+ * listener is bound, and is removed at exit.
  */
 @Command(name = "serve", mixinStandardHelpOptions = true, description = "Run Portico (the default command).")
 final class ServeCommand implements Callable<Integer> {
@@ -49,10 +51,27 @@ final class ServeCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
-        SignalHandlers.install();
+        PidFile pid = null;
+        if (config.pidFile().isPresent()) {
+            try {
+                pid = PidFile.write(config.pidFile().get());
+            } catch (IOException e) {
+                // as nginx: a server that `portico reload` could not find does not start
+                running.close();
+                err.println("portico: cannot write pid-file " + config.pidFile().get() + ": " + e
+                        + " (pid-file = off to run without one)");
+                err.flush();
+                return 1;
+            }
+        }
+        SignalHandlers.install(() -> running.server().reloadFrom(conf.file, Optional.ofNullable(conf.prefix)));
         CountDownLatch stopped = new CountDownLatch(1);
+        PidFile written = pid;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             running.close();
+            if (written != null) {
+                written.remove();
+            }
             stopped.countDown();
         }, "portico-shutdown"));
         try {

@@ -7,9 +7,9 @@ import sun.misc.Signal;
 
 /**
  * What {@code serve} does on the signals an operator sends besides TERM and INT (which drain, through the shutdown
- * hook): HUP, what {@code systemctl reload} sends, is logged and ignored until reload exists (issue 25), where the
- * JVM's default would run the shutdown; USR1, what logrotate's nginx recipe sends, reopens the log files, where the
- * JVM's default would end the process at once and lose the access log's buffered lines.
+ * hook): HUP, what {@code systemctl reload} and {@code portico reload} send, reloads the configuration file (where
+ * the JVM's default would run the shutdown); USR1, what logrotate's nginx recipe sends, reopens the log files, where
+ * the JVM's default would end the process at once and lose the access log's buffered lines.
  *
  * <p>sun.misc.Signal (jdk.unsupported) is the only way to handle a signal in Java 17. The JVM runs each handler on a
  * thread of its own, never on an event loop, so opening files there blocks nothing that serves requests.
@@ -19,9 +19,17 @@ final class SignalHandlers {
 
     private SignalHandlers() {}
 
-    static void install() {
-        handle("HUP", s -> log.warn(
-                "reload is not supported yet; ignoring SIGHUP (restart to apply a new configuration)"));
+    /**
+     * @param reload what HUP runs: on a thread of its own, so that a slow reload (certificates to read, a shared
+     *     store to reach) holds up no other signal; reloads queue one behind the other in the server
+     */
+    static void install(Runnable reload) {
+        handle("HUP", s -> {
+            log.info("SIGHUP: reloading the configuration");
+            Thread t = new Thread(reload, "portico-reload-signal");
+            t.setDaemon(true);
+            t.start();
+        });
         handle("USR1", s -> reopenLogs());
     }
 

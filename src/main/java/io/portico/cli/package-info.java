@@ -1,6 +1,6 @@
 /**
- * The command line: {@code Main} and the picocli subcommands (serve, check, bench, bench compare, demo-app, version),
- * and the signal handlers of a running server (HUP logged and ignored until reload lands, USR1 reopens the logs).
+ * The command line: {@code Main} and the picocli subcommands (serve, check, reload, bench, bench compare, demo-app,
+ * version), and the signal handlers of a running server (HUP reloads the configuration file, USR1 reopens the logs).
  * The only package that prints to the terminal or exits the JVM; everything else reports through return values,
  * exceptions and the log.
  *

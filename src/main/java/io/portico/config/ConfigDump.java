@@ -1,5 +1,6 @@
 package io.portico.config;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,7 @@ public final class ConfigDump {
         d.kv("access-log", str(c.accessLog().toString()));
         d.kv("shutdown-timeout", dur(c.shutdownTimeout()));
         d.kv("drain-delay", dur(c.drainDelay()));
+        d.kv("pid-file", str(c.pidFile().map(Path::toString).orElse("off")));
         LimitsConfig l = c.limits();
         d.open("limits");
         d.kv("max-request-line", l.maxRequestLine());

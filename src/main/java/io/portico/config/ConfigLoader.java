@@ -24,7 +24,8 @@ import java.util.Set;
  */
 public final class ConfigLoader {
     private static final Set<String> TOP_KEYS = Set.of(
-            "listen", "workers", "transport", "access-log", "shutdown-timeout", "drain-delay", "limits", "static",
+            "listen", "workers", "transport", "access-log", "shutdown-timeout", "drain-delay", "pid-file", "limits",
+            "static",
             "trusted-proxies", "allow-unlimited", "upstreams", "rate-limits", "limit-conn", "locations", "hosts",
             "http2", "demo-app", "defaults");
 
@@ -89,6 +90,8 @@ public final class ConfigLoader {
         AccessLogConfig accessLog = readAccessLog(root, paths);
         Duration shutdownTimeout = root.duration("shutdown-timeout", Duration.ZERO);
         Duration drainDelay = root.duration("drain-delay", Duration.ZERO);
+        String pid = root.string("pid-file");
+        Optional<Path> pidFile = pid == null || pid.equals("off") ? Optional.empty() : Optional.of(paths.resolve(pid));
         LimitsConfig limits = root.object("limits", null).map(ConfigLoader::readLimits).orElseThrow();
         StaticConfig staticConfig = root.object("static", null).map(ConfigLoader::readStatic).orElseThrow();
         List<Cidr> trusted = readCidrs(root, "trusted-proxies");
@@ -112,7 +115,7 @@ public final class ConfigLoader {
         return new PorticoConfig(
                 file, prefix, listen, workers, transport, accessLog, shutdownTimeout, limits,
                 staticConfig, trusted, unlimited, Map.copyOf(upstreams), rateLimits, limitConn, locations, demoApp, hosts,
-                http2, drainDelay);
+                http2, drainDelay, pidFile);
     }
 
     /** {@code defaults} holds only the sections and keys that reference.conf has there. */

@@ -91,8 +91,11 @@ final class LocationReader {
         List<String> limitConn = names(n, "limit-conn", connZones, "limit-conn");
         List<Cidr> allow = ConfigLoader.readCidrs(n, "allow");
         List<Cidr> deny = ConfigLoader.readCidrs(n, "deny");
-        if (target instanceof TargetConfig.Status && allow.isEmpty() && deny.isEmpty()) {
-            allow = LOOPBACK; // the status page names upstream servers and zones: local only unless allow says
+        if ((target instanceof TargetConfig.Status || target instanceof TargetConfig.Metrics)
+                && allow.isEmpty() && deny.isEmpty()) {
+            // the status page and the metrics name upstream servers, zones and locations: local only unless allow
+            // or deny says otherwise (nginx's stub_status has no default; this is the stricter choice)
+            allow = LOOPBACK;
         }
         OptionalLong maxBodySize = n.isSet("max-body-size")
                 ? OptionalLong.of(n.bytes("max-body-size", 0, Long.MAX_VALUE)) : OptionalLong.empty();

@@ -5,8 +5,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
-/** The whole validated configuration: immutable, built once by {@link ConfigLoader}. */
+/**
+ * The whole validated configuration: immutable, built once by {@link ConfigLoader}.
+ *
+ * @param pidFile where {@code serve} writes its process id ({@code portico reload} reads it); empty when off
+ */
 public record PorticoConfig(
         Path file,
         Path prefix,
@@ -26,7 +31,8 @@ public record PorticoConfig(
         DemoAppConfig demoApp,
         List<HostConfig> hosts,
         Http2Config http2,
-        Duration drainDelay) {
+        Duration drainDelay,
+        Optional<Path> pidFile) {
 
     /** Without a drain delay (tests and tools that build a configuration by hand). */
     public PorticoConfig(Path file, Path prefix, List<ListenerConfig> listen, int workers, IoTransport transport,
@@ -36,7 +42,8 @@ public record PorticoConfig(
             List<LocationConfig> locations, DemoAppConfig demoApp, List<HostConfig> hosts,
             Http2Config http2) {
         this(file, prefix, listen, workers, transport, accessLog, shutdownTimeout, limits, staticFiles, trustedProxies,
-                allowUnlimited, upstreams, rateLimits, limitConn, locations, demoApp, hosts, http2, Duration.ZERO);
+                allowUnlimited, upstreams, rateLimits, limitConn, locations, demoApp, hosts, http2, Duration.ZERO,
+                Optional.empty());
     }
 
     /** The top-level locations (the default host's) and every virtual host's, for what is built per location. */

@@ -26,24 +26,62 @@ public final class Proxies implements AutoCloseable {
     private final PorticoConfig config;
     private final Map<String, UpstreamPool> pools;
     /** Temp-file work of buffered request bodies and spilled responses: off the event loops. */
-    private final ExecutorService files =
-            Executors.newFixedThreadPool(2, new DefaultThreadFactory("portico-proxy-files", true));
+    /** Shared by every configuration a reload puts in place: an exchange of an older one may still use it. */
+    private final ExecutorService files;
 
-    private Proxies(PorticoConfig config, Map<String, UpstreamPool> pools) {
+    private Proxies(PorticoConfig config, Map<String, UpstreamPool> pools, ExecutorService files) {
         this.config = config;
         this.pools = pools;
+        this.files = files;
     }
 
     /** Builds upstream pools from config; starts active health checks on {@code group}. */
     public static Proxies start(PorticoConfig config, EventLoopGroup group) {
+        return start(config, group, null);
+    }
+
+    /**
+     * As {@link #start(PorticoConfig, EventLoopGroup)}, for a reload: a pool whose definition (servers and every
+     * setting) is the same in {@code previous} is taken over, with its idle connections, health checks and each
+     * server's health; a changed or new one starts afresh. {@link #retire} then closes what was not taken.
+     */
+    public static Proxies start(PorticoConfig config, EventLoopGroup group, Proxies previous) {
         Map<String, UpstreamPool> pools = new LinkedHashMap<>();
+        List<UpstreamPool> started = new java.util.ArrayList<>();
         for (Entry<String, UpstreamConfig> e : config.upstreams().entrySet()) {
+            UpstreamPool before = previous == null ? null : previous.pools.get(e.getKey());
+            if (before != null && before.config().equals(e.getValue())) {
+                pools.put(e.getKey(), before);
+                continue;
+            }
             UpstreamPool pool = new UpstreamPool(e.getValue(), System::nanoTime);
             pool.requireTransport(group);
             pools.put(e.getKey(), pool);
+            started.add(pool);
         }
-        pools.values().forEach(p -> p.startHealthChecks(group));
-        return new Proxies(config, pools);
+        started.forEach(p -> p.startHealthChecks(group));
+        ExecutorService files = previous != null ? previous.files
+                : Executors.newFixedThreadPool(2, new DefaultThreadFactory("portico-proxy-files", true));
+        return new Proxies(config, pools, files);
+    }
+
+    /** Names of the pools this instance took over from {@code previous}. */
+    public List<String> keptFrom(Proxies previous) {
+        return pools.entrySet().stream()
+                .filter(e -> previous != null && previous.pools.get(e.getKey()) == e.getValue())
+                .map(Entry::getKey).toList();
+    }
+
+    /**
+     * After a reload: closes the pools {@code next} did not take over (their health checks stop, their idle
+     * connections close; a connection in use closes when its exchange ends instead of going back to a pool).
+     */
+    public void retire(Proxies next) {
+        for (UpstreamPool pool : pools.values()) {
+            if (!next.pools.containsValue(pool)) {
+                pool.close();
+            }
+        }
     }
 
     /** The responder of a {@code proxy} location; shared by every event loop. */

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * Applies a location's rate-limit and limit-conn zones to each request of one client channel: forwards it,
@@ -30,8 +31,11 @@ final class RateLimitHandler extends ChannelDuplexHandler {
     private static final SlotMemo[] NO_MEMOS = {};
     private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("X-Forwarded-For");
 
-    private final RateLimits limits;
-    private final NanoClock clock;
+    /** The zones of a request's own configuration: a reload gives the next requests of this channel new ones. */
+    private final Function<ClientExchange, RateLimits> limitsOfRequest;
+    /** The zones of the current request, and the clock they run on. */
+    private RateLimits limits;
+    private NanoClock clock;
 
     /** The request waiting for its delay or its shared zone's verdict; null when none is. */
     private Held held;
@@ -42,13 +46,22 @@ final class RateLimitHandler extends ChannelDuplexHandler {
     private final List<LocationLimits.Lease> leases = new ArrayList<>(1);
     /** RateLimit fields for the response of the request in progress ({@code headers = always}); usually null. */
     private HttpHeaders passHeaders;
-    /** Where this connection's last client of each zone keeps its state, by zone index. */
-    private final SlotMemo[] memos;
+    /** Where this connection's last client of each zone of {@link #limits} keeps its state, by zone index. */
+    private SlotMemo[] memos = NO_MEMOS;
 
-    RateLimitHandler(RateLimits limits, NanoClock clock) {
-        this.limits = limits;
-        this.clock = clock;
-        this.memos = limits.rateZoneCount() == 0 ? NO_MEMOS : new SlotMemo[limits.rateZoneCount()];
+    RateLimitHandler(Function<ClientExchange, RateLimits> limitsOfRequest) {
+        this.limitsOfRequest = limitsOfRequest;
+    }
+
+    /** The request's zones; the memos start afresh when they are another configuration's (after a reload). */
+    private RateLimits limitsOf(ClientExchange client) {
+        RateLimits l = limitsOfRequest.apply(client);
+        if (l != limits) {
+            limits = l;
+            clock = l.clock();
+            memos = l.rateZoneCount() == 0 ? NO_MEMOS : new SlotMemo[l.rateZoneCount()];
+        }
+        return l;
     }
 
     @Override
@@ -68,8 +81,8 @@ final class RateLimitHandler extends ChannelDuplexHandler {
 
     private void onRequest(ChannelHandlerContext ctx, HttpRequest request) {
         ClientExchange client = ctx.channel().attr(ClientExchange.KEY).get();
-        LocationLimits location =
-                client == null || client.route() == null ? null : limits.forLocation(client.route().location());
+        LocationLimits location = client == null || client.route() == null ? null
+                : limitsOf(client).forLocation(client.route().location());
         if (location == null || location.limitsNothing() || location.unlimited(client)) {
             ctx.fireChannelRead(request);
             return;

@@ -19,6 +19,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
+import io.portico.route.ClientExchange;
 
 /**
  * The rate-limit and limit-conn zones of a configuration, shared by every event loop, and the factory of the
@@ -33,15 +35,34 @@ public final class RateLimits implements AutoCloseable {
     private final List<Cidr> allowUnlimited;
     /** By zone name, for the zones keyed by the client address. */
     private final Map<String, UntrustedProxyDetector> detectors = new LinkedHashMap<>();
+    /** One more than the highest zone index: a zone kept by a reload keeps its index, new ones fill the gaps. */
+    private final int memoSlots;
 
     private RateLimits(PorticoConfig config, NanoClock clock, TimeMeter sharedClock, Executor maintenance,
-            Scheduler sweeper) {
+            Scheduler sweeper, RateLimits previous) {
         this.clock = clock;
         this.allowUnlimited = orEmpty(config.allowUnlimited());
+        Set<Integer> keptIndexes = new java.util.HashSet<>();
+        Map<String, RateZone> kept = new LinkedHashMap<>();
+        for (RateLimitZoneConfig zone : orEmpty(config.rateLimits()).values()) {
+            RateZone before = previous == null ? null : previous.rateZones.get(zone.name());
+            if (before != null && before.config.equals(zone) && !zone.store().shared()) {
+                kept.put(zone.name(), before); // same definition: its clients and counters carry on
+                keptIndexes.add(before.index);
+            }
+        }
+        int nextIndex = 0;
         try {
             for (RateLimitZoneConfig zone : orEmpty(config.rateLimits()).values()) {
+                if (kept.containsKey(zone.name())) {
+                    rateZones.put(zone.name(), kept.get(zone.name()));
+                    continue;
+                }
+                while (keptIndexes.contains(nextIndex)) {
+                    nextIndex++;
+                }
+                int index = nextIndex++;
                 ZoneShape shape = ZoneShape.of(zone);
-                int index = rateZones.size();
                 RateLimitZoneConfig.Store store = zone.store();
                 // a local zone's buckets, or a shared one's for on-store-failure = local
                 ZoneStore local = !store.shared() || store.onFailure() == RateLimitZoneConfig.Failure.LOCAL
@@ -63,8 +84,11 @@ public final class RateLimits implements AutoCloseable {
             }
         });
         for (LimitConnConfig zone : orEmpty(config.limitConn()).values()) {
-            connZones.put(zone.name(), new ConnZone(zone));
+            ConnZone before = previous == null ? null : previous.connZones.get(zone.name());
+            // same definition: the requests in progress it counts (and will be given back) stay counted
+            connZones.put(zone.name(), before != null && before.config.equals(zone) ? before : new ConnZone(zone));
         }
+        this.memoSlots = rateZones.values().stream().mapToInt(z -> z.index + 1).max().orElse(0);
         for (LocationConfig location : orEmpty(config.allLocations())) {
             byLocation.put(location, resolve(location));
         }
@@ -76,8 +100,18 @@ public final class RateLimits implements AutoCloseable {
      * swept even without traffic.
      */
     public static RateLimits create(PorticoConfig config) {
+        return create(config, (RateLimits) null);
+    }
+
+    /**
+     * As {@link #create(PorticoConfig)}, for a reload: a local zone (rate-limit or limit-conn) whose definition is
+     * the same in {@code previous} is taken over whole, with its clients, so a client held at its limit stays
+     * held; a changed or new zone starts empty. A shared zone's clients are in Redis and carry over anyway; its
+     * connection is opened anew. {@code previous} keeps working for the requests already in it.
+     */
+    public static RateLimits create(PorticoConfig config, RateLimits previous) {
         return new RateLimits(config, NanoClock.SYSTEM, NanoClock.WALL.asTimeMeter(true), ZoneUpkeep.SHARED,
-                Scheduler.systemScheduler());
+                Scheduler.systemScheduler(), previous);
     }
 
     /**
@@ -85,7 +119,8 @@ public final class RateLimits implements AutoCloseable {
      * eviction are deterministic.
      */
     static RateLimits create(PorticoConfig config, NanoClock clock) {
-        return new RateLimits(config, clock, clock.asTimeMeter(true), Runnable::run, Scheduler.disabledScheduler());
+        return new RateLimits(config, clock, clock.asTimeMeter(true), Runnable::run, Scheduler.disabledScheduler(),
+                null);
     }
 
     private static Duration longestStoreTimeout(PorticoConfig config, java.net.URI store) {
@@ -104,7 +139,35 @@ public final class RateLimits implements AutoCloseable {
 
     /** A new handler for one client channel; placed after routing, before the exchange handler. */
     public ChannelHandler newHandler() {
-        return new RateLimitHandler(this, clock);
+        return new RateLimitHandler(client -> this);
+    }
+
+    /**
+     * A handler for one client channel whose requests may each be under another configuration (a reload):
+     * {@code limitsOfRequest} gives the zones of the request's own configuration.
+     */
+    public static ChannelHandler newHandler(Function<ClientExchange, RateLimits> limitsOfRequest) {
+        return new RateLimitHandler(limitsOfRequest);
+    }
+
+    /** Names of the zones (rate-limit and limit-conn) this instance took over from {@code previous}. */
+    public List<String> keptFrom(RateLimits previous) {
+        List<String> out = new ArrayList<>();
+        rateZones.forEach((name, zone) -> {
+            if (previous != null && previous.rateZones.get(name) == zone) {
+                out.add(name);
+            }
+        });
+        connZones.forEach((name, zone) -> {
+            if (previous != null && previous.connZones.get(name) == zone) {
+                out.add(name);
+            }
+        });
+        return out;
+    }
+
+    NanoClock clock() {
+        return clock;
     }
 
     /** One line per zone of {@code config}, for {@code portico check} (which connects to no store). */
@@ -146,8 +209,9 @@ public final class RateLimits implements AutoCloseable {
         return limits != null || location == null ? limits : resolve(location);
     }
 
+    /** The length of a connection's memo array ({@link RateZone#index} is below it). */
     int rateZoneCount() {
-        return rateZones.size();
+        return memoSlots;
     }
 
     RateZone rateZone(String name) {

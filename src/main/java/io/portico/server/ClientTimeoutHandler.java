@@ -8,6 +8,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.FileRegion;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.portico.metrics.LocationMeters;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -46,7 +47,12 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
     private final BodyRateCheck bodyRate;
 
     /** @param bodyMinRate bytes per second a body must average over each {@code body} window, 0 for no minimum */
-    ClientTimeoutHandler(Duration keepalive, Duration header, Duration body, Duration send, long bodyMinRate) {
+    /** Where a head that did not arrive in time is counted (408, location ""): no request reached the stages above. */
+    private final LocationMeters refused;
+
+    ClientTimeoutHandler(Duration keepalive, Duration header, Duration body, Duration send, long bodyMinRate,
+            LocationMeters refused) {
+        this.refused = refused;
         this.keepaliveNanos = keepalive.toNanos();
         this.headerNanos = header.toNanos();
         this.bodyNanos = body.toNanos();
@@ -264,6 +270,9 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
 
     /** The head or body did not arrive in time (or fast enough): 408, then close. */
     private void requestTimeout() {
+        if (phase == Phase.HEAD) {
+            refused.answered(null, HttpResponseStatus.REQUEST_TIMEOUT.code(), 0, 0);
+        }
         deadline = NONE;
         phase = Phase.RESPONSE;
         if (bodyRate != null) {

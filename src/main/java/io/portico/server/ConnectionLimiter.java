@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 @ChannelHandler.Sharable
 final class ConnectionLimiter extends ChannelInboundHandlerAdapter {
-    private final int max;
+    /** A reload may change it: connections open are counted whatever it is. */
+    private volatile int max;
     private final AtomicInteger open = new AtomicInteger();
     private final List<Channel> listeners = new CopyOnWriteArrayList<>();
 
@@ -25,11 +26,24 @@ final class ConnectionLimiter extends ChannelInboundHandlerAdapter {
 
     void addListener(Channel listener) {
         listeners.add(listener);
+        if (max > 0 && open.get() >= max) {
+            listener.config().setAutoRead(false);
+        }
+    }
+
+    void removeListener(Channel listener) {
+        listeners.remove(listener);
+    }
+
+    void max(int max) {
+        this.max = max;
+        setAccepting(max <= 0 || open.get() < max);
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        if (max > 0 && open.incrementAndGet() >= max) {
+        int n = open.incrementAndGet();
+        if (max > 0 && n >= max) {
             setAccepting(false);
         }
         ctx.fireChannelActive();
@@ -37,7 +51,8 @@ final class ConnectionLimiter extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (max > 0 && open.decrementAndGet() < max) {
+        int n = open.decrementAndGet();
+        if (max > 0 && n < max) {
             setAccepting(true);
         }
         ctx.fireChannelInactive();

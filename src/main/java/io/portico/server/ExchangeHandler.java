@@ -35,7 +35,6 @@ import org.slf4j.LoggerFactory;
 final class ExchangeHandler extends ChannelDuplexHandler {
     private static final Logger log = LoggerFactory.getLogger(ExchangeHandler.class);
 
-    private final long maxBodySize;
     /** The current request's body limit. */
     private long bodyLimit;
     private Exchange exchange;
@@ -43,11 +42,6 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     private boolean bodyDone = true;
     private boolean responseDone = true;
     private long bodyBytes;
-
-    /** @param maxBodySize {@code limits.max-body-size}, for locations without their own */
-    ExchangeHandler(long maxBodySize) {
-        this.maxBodySize = maxBodySize;
-    }
 
     /** The largest body any location allows: what may pass the framing stage, before routing. */
     static long largestBodyLimit(long maxBodySize, List<Route> routes) {
@@ -89,7 +83,9 @@ final class ExchangeHandler extends ChannelDuplexHandler {
         bodyBytes = 0;
         bodyDone = false;
         responseDone = false;
-        bodyLimit = request.route().location().maxBodySize().orElse(maxBodySize);
+        // the location's, else limits.max-body-size of the request's own configuration
+        bodyLimit = request.route().location().maxBodySize()
+                .orElse(request.generation().config.limits().maxBodySize());
         if (HttpUtil.getContentLength(head, 0L) > bodyLimit) {
             // Over this location's limit, though not over every location's: refused from the head, as the
             // framing stage refuses the largest (the connection closes after the 413; the body is released as it

@@ -18,6 +18,7 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.portico.metrics.LocationMeters;
 import java.util.Iterator;
 import java.util.Map;
 
@@ -31,6 +32,8 @@ import java.util.Map;
 final class HttpFramingHandler extends ChannelDuplexHandler {
     private final int maxHeaderCount;
     private final long maxBodySize;
+    /** Where a request refused here is counted (location ""): no later stage ever sees it. */
+    private final LocationMeters refused;
     private boolean rejected;
     /** A response to the current request has begun: a later framing error can only close the connection. */
     private boolean responding;
@@ -39,9 +42,10 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
     /** The refusal of a pipelined request, held until the responses to the requests before it have gone out. */
     private HttpResponseStatus deferred;
 
-    HttpFramingHandler(int maxHeaderCount, long maxBodySize) {
+    HttpFramingHandler(int maxHeaderCount, long maxBodySize, LocationMeters refused) {
         this.maxHeaderCount = maxHeaderCount;
         this.maxBodySize = maxBodySize;
+        this.refused = refused;
     }
 
     @Override
@@ -54,6 +58,11 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
             HttpResponseStatus status = check(http);
             if (status != null) {
                 rejected = true;
+                if (msg instanceof HttpRequest request && ctx.channel().isActive()) {
+                    // a refused head went no further: counted here (a body refused later is its request's; a head
+                    // cut short by the connection's close, after a 408 say, is answered and counted by nobody)
+                    refused.answered(request.method(), status.code(), 0, 0);
+                }
                 ReferenceCountUtil.release(msg);
                 if (responding && !(msg instanceof HttpRequest)) {
                     ctx.close();

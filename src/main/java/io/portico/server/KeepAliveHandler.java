@@ -88,7 +88,8 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
             inFlight = true;
             requests++;
             http10 = request.protocolVersion().equals(HttpVersion.HTTP_1_0);
-            keepAlive = HttpUtil.isKeepAlive(request) && requests < maxRequests && !state.draining();
+            keepAlive = HttpUtil.isKeepAlive(request) && requests < maxRequests
+                    && !state.closesAfterResponse(ctx.channel());
             bodyOpen = !(msg instanceof LastHttpContent);
             awaitingContinue = bodyOpen && HttpUtil.is100ContinueExpected(request);
             if (timeouts != null) {

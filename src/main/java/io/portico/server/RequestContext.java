@@ -13,6 +13,8 @@ import java.net.InetSocketAddress;
 
 /** The request in progress on one connection, as the handlers after routing and the responder see it. */
 final class RequestContext implements ClientExchange {
+    /** The configuration this request is served by, from its head to the end of its response. */
+    private final Generation generation;
     private final Channel channel;
     private final HttpRequest request;
     private final InetSocketAddress peer;
@@ -38,11 +40,13 @@ final class RequestContext implements ClientExchange {
     long bodyBytesRead;
     boolean responseStarted;
 
-    RequestContext(Channel channel, HttpRequest request, InetSocketAddress peer, String peerIp,
+    RequestContext(Generation generation, Channel channel, HttpRequest request, InetSocketAddress peer, String peerIp,
             InetSocketAddress client, boolean trustedPeer, boolean secure, boolean proxiedTls, boolean http2,
             boolean timed) {
         this.startNanos = System.nanoTime();
         this.startMillis = timed ? System.currentTimeMillis() : 0;
+        this.generation = generation;
+        this.proxiedTls = proxiedTls;
         this.channel = channel;
         this.request = request;
         this.peer = peer;
@@ -50,7 +54,6 @@ final class RequestContext implements ClientExchange {
         this.client = client;
         this.trustedPeer = trustedPeer;
         this.secure = secure;
-        this.proxiedTls = proxiedTls;
         this.http2 = http2;
         String uri = request.uri();
         int q = uri.indexOf('?');
@@ -63,6 +66,10 @@ final class RequestContext implements ClientExchange {
         }
         this.rawPath = path;
         this.path = RequestPath.normalize(path);
+    }
+
+    Generation generation() {
+        return generation;
     }
 
     void route(Route route) {

@@ -12,11 +12,10 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.stream.ChunkedInput;
-import io.portico.config.LocationConfig;
 import io.portico.metrics.AccessLog;
 import io.portico.metrics.LocationMeters;
 import io.portico.route.Route;
-import java.util.function.Function;
+import java.util.function.Supplier;
 import io.portico.route.ClientExchange;
 import io.portico.route.PerSecond;
 import java.net.InetSocketAddress;
@@ -39,9 +38,9 @@ final class RequestContextHandler extends ChannelDuplexHandler {
             new PerSecond<>(second -> TIME_LOCAL.format(Instant.ofEpochSecond(second)));
     private static final String HEX = "0123456789ABCDEF"; // nginx's case
 
-    private final ClientAddresses addresses;
+    /** The generation of a request arriving now: taken once per request, kept in its record. */
+    private final Supplier<Generation> generations;
     private final AccessLog accessLog;
-    private final Function<LocationConfig, LocationMeters> meters;
     private final boolean secure;
     private final boolean http2;
     // The connection's peer, its text and whether it is a trusted proxy: worked out on the first request rather
@@ -49,6 +48,8 @@ final class RequestContextHandler extends ChannelDuplexHandler {
     private InetSocketAddress peer;
     private String peerIp;
     private boolean trustedPeer;
+    /** The generation whose trusted proxies {@link #trustedPeer} was decided by. */
+    private Generation trustedBy;
     /** The balancer's PROXY header said the client spoke TLS to it (v2's SSL TLV). */
     private boolean proxiedTls;
     private RequestContext current;
@@ -56,11 +57,9 @@ final class RequestContextHandler extends ChannelDuplexHandler {
     private String tlsNote;
 
     /** @param http2 the handler is on an HTTP/2 stream's channel, whose requests Netty's codec made HTTP/1.1 */
-    RequestContextHandler(ClientAddresses addresses, AccessLog accessLog,
-            Function<LocationConfig, LocationMeters> meters, boolean secure, boolean http2) {
-        this.addresses = addresses;
+    RequestContextHandler(Supplier<Generation> generations, AccessLog accessLog, boolean secure, boolean http2) {
+        this.generations = generations;
         this.accessLog = accessLog;
-        this.meters = meters;
         this.secure = secure;
         this.http2 = http2;
     }
@@ -68,6 +67,7 @@ final class RequestContextHandler extends ChannelDuplexHandler {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof HttpRequest request) {
+            Generation generation = generations.get();
             if (peer == null) {
                 // Behind a balancer that sent the PROXY protocol, the client it named is the peer: the one place
                 // every later decision takes the client from (limits, access rules, logs, forwarding headers).
@@ -75,13 +75,16 @@ final class RequestContextHandler extends ChannelDuplexHandler {
                 peer = proxied != null ? proxied.address() : (InetSocketAddress) ctx.channel().remoteAddress();
                 proxiedTls = proxied != null && proxied.tls();
                 peerIp = peer.getAddress().getHostAddress();
-                trustedPeer = addresses.isTrusted(peer.getAddress());
             }
-            InetSocketAddress client = addresses.resolve(peer, trustedPeer, request.headers());
+            if (trustedBy != generation) { // the first request, or the first after a reload
+                trustedBy = generation;
+                trustedPeer = generation.addresses.isTrusted(peer.getAddress());
+            }
+            InetSocketAddress client = generation.addresses.resolve(peer, trustedPeer, request.headers());
             if (secure && tlsNote == null && accessLog.enabled()) {
                 tlsNote = tlsNote(ctx.channel());
             }
-            current = new RequestContext(ctx.channel(), request, peer, peerIp, client, trustedPeer, secure,
+            current = new RequestContext(generation, ctx.channel(), request, peer, peerIp, client, trustedPeer, secure,
                     proxiedTls, http2, accessLog.enabled());
             ctx.channel().attr(ClientExchange.KEY).set(current);
         }
@@ -149,7 +152,7 @@ final class RequestContextHandler extends ChannelDuplexHandler {
     /** The request's counters: once, when its response ends or its client leaves. */
     private void count(RequestContext rc) {
         Route route = rc.route();
-        LocationMeters m = meters.apply(route == null ? null : route.location());
+        LocationMeters m = rc.generation().meters(route == null ? null : route.location());
         if (rc.bodyBytesRead > 0) {
             m.received(rc.bodyBytesRead);
         }

@@ -24,20 +24,22 @@ import io.portico.tls.ServerTls;
  * retry on a new connection). Either way the request's body is released as it arrives.
  */
 final class RouteHandler extends ChannelInboundHandlerAdapter {
-    private final HostRouter hosts;
+    /** The connection's listener: each request is routed by its generation's router for it. */
+    private final ListenerKey listener;
     /** The host SNI chose on this TLS connection; null on a plain one or when the client sent no name. */
     private Router sniHost;
-    private boolean sniLooked;
+    /** The router {@link #sniHost} was looked up in: again after a reload. */
+    private HostRouter sniLooked;
     private boolean discarding;
 
-    RouteHandler(HostRouter hosts) {
-        this.hosts = hosts;
+    RouteHandler(ListenerKey listener) {
+        this.listener = listener;
     }
 
-    /** The host the connection's SNI name chose (an HTTP/2 stream's connection is its parent), looked up once. */
-    private Router sniHost(Channel channel) {
-        if (!sniLooked) {
-            sniLooked = true;
+    /** The host the connection's SNI name chose (an HTTP/2 stream's connection is its parent), once a router. */
+    private Router sniHost(Channel channel, HostRouter hosts) {
+        if (sniLooked != hosts) {
+            sniLooked = hosts;
             // (a plain connection's parent is its listener, not a connection)
             Channel connection = channel instanceof Http2StreamChannel ? channel.parent() : channel;
             String sni = connection.attr(ServerTls.SNI_HOST).get();
@@ -51,8 +53,9 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
         if (msg instanceof HttpRequest) {
             RequestContext rc = (RequestContext) ctx.channel().attr(ClientExchange.KEY).get();
             String path = rc.path();
+            HostRouter hosts = rc.generation().router(listener);
             Router router = hosts.router(((HttpRequest) msg).headers().get(HttpHeaderNames.HOST));
-            Router sni = sniHost(ctx.channel());
+            Router sni = sniHost(ctx.channel(), hosts);
             boolean misdirected = sni != null && router != sni;
             Route route = path == null || misdirected ? null : router.match(path);
             if (route == null) {

@@ -1,6 +1,5 @@
 package io.portico.server;
 
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoopGroup;
 import io.portico.config.LocationConfig;
 import io.portico.config.PorticoConfig;
@@ -28,52 +27,77 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * The modules behind the locations, started with the server and closed with it: static files (one shared
- * cache), the upstream pools and their proxies, the rate-limit zones, and the metrics that report on them.
+ * The modules behind the locations of one {@link Generation}: static files (one shared cache), the upstream pools
+ * and their proxies, the rate-limit zones, and the metrics that report on them. A reload starts the next one from
+ * this one, taking over what did not change ({@link #start}); this one then closes the rest ({@link #closeExcept}).
  */
 final class Targets implements AutoCloseable {
+    private final PorticoConfig config;
     private final StaticFiles staticFiles;
     private final Proxies proxies;
     private final RateLimits rateLimits;
-    private final boolean anyLimits;
     private final PorticoMetrics metrics;
     private final ServerState state;
     /** Each location's request meters, by identity: filled while the router is built, read by every request. */
     private final Map<LocationConfig, LocationMeters> locationMeters = new IdentityHashMap<>();
     private final LocationMeters unrouted;
+    private final MetricSources sources;
 
-    private Targets(StaticFiles staticFiles, Proxies proxies, RateLimits rateLimits, boolean anyLimits,
+    private Targets(PorticoConfig config, StaticFiles staticFiles, Proxies proxies, RateLimits rateLimits,
             PorticoMetrics metrics, ServerState state) {
+        this.config = config;
         this.staticFiles = staticFiles;
         this.proxies = proxies;
         this.rateLimits = rateLimits;
-        this.anyLimits = anyLimits;
         this.metrics = metrics;
         this.state = state;
         this.unrouted = metrics.location("");
-    }
-
-    static Targets start(PorticoConfig config, EventLoopGroup group, PorticoMetrics metrics, ServerState state) {
-        boolean anyLimits = config.allLocations().stream()
-                .anyMatch(l -> !l.rateLimits().isEmpty() || !l.limitConn().isEmpty());
-        RateLimits rateLimits = RateLimits.create(config); // first: it may fail (a shared store out of reach)
-        Proxies proxies;
-        try {
-            proxies = Proxies.start(config, group);
-        } catch (RuntimeException e) {
-            rateLimits.close();
-            throw e;
-        }
         Map<String, List<UpstreamServer>> upstreams = new LinkedHashMap<>();
         for (UpstreamPool pool : proxies.pools().values()) {
             upstreams.put(pool.name(), pool.servers());
         }
         Set<String> dryRun = config.rateLimits().values().stream()
                 .filter(RateLimitZoneConfig::dryRun).map(RateLimitZoneConfig::name).collect(Collectors.toSet());
-        StaticFiles staticFiles = StaticFiles.create(config.staticFiles());
-        metrics.bind(new MetricSources(rateLimits.rateLimitCounters(), dryRun, rateLimits.limitConnCounters(),
-                upstreams, new ConnectionStates(state), staticFiles::cacheFigures), proxies.pools().values());
-        return new Targets(staticFiles, proxies, rateLimits, anyLimits, metrics, state);
+        this.sources = new MetricSources(rateLimits.rateLimitCounters(), dryRun, rateLimits.limitConnCounters(),
+                upstreams, new ConnectionStates(state), staticFiles::cacheFigures);
+    }
+
+    /**
+     * The modules of {@code config}. With {@code previous} (a reload) the local zones, upstream pools and file
+     * cache whose definition is unchanged are taken over from it, state and connections included.
+     */
+    static Targets start(PorticoConfig config, EventLoopGroup group, PorticoMetrics metrics, ServerState state,
+            Targets previous) {
+        // first: it may fail (a shared store out of reach)
+        RateLimits rateLimits = RateLimits.create(config, previous == null ? null : previous.rateLimits);
+        Proxies proxies;
+        try {
+            proxies = Proxies.start(config, group, previous == null ? null : previous.proxies);
+        } catch (RuntimeException e) {
+            rateLimits.close();
+            throw e;
+        }
+        StaticFiles staticFiles = previous != null && previous.config.staticFiles().equals(config.staticFiles())
+                ? previous.staticFiles : StaticFiles.create(config.staticFiles());
+        return new Targets(config, staticFiles, proxies, rateLimits, metrics, state);
+    }
+
+    /** Makes the metrics report on these modules: when their generation becomes the current one. */
+    void bindMetrics() {
+        metrics.bind(sources, proxies.pools().values());
+    }
+
+    RateLimits rateLimits() {
+        return rateLimits;
+    }
+
+    /** The zones and upstream pools taken over from {@code previous}, by name, for the reload's log line. */
+    List<String> keptZones(Targets previous) {
+        return rateLimits.keptFrom(previous.rateLimits);
+    }
+
+    List<String> keptUpstreams(Targets previous) {
+        return proxies.keptFrom(previous.proxies);
     }
 
     /** The location's responder, behind its allow / deny lists when it has any; its meters are bound here. */
@@ -108,9 +132,21 @@ final class Targets implements AutoCloseable {
         return new ReturnResponder((TargetConfig.Return) t);
     }
 
-    /** The rate-limit handler of a new connection, or null when no location limits anything. */
-    ChannelHandler newRateLimitHandler() {
-        return anyLimits ? rateLimits.newHandler() : null;
+    /**
+     * Closes what {@code kept} (the next generation's modules, or on a failed reload the running ones) did not
+     * take over: the pools it did not keep, the file cache unless it kept it, this instance's connections to
+     * shared zone stores. A null {@code kept} closes everything but what outlives every generation.
+     */
+    void closeExcept(Targets kept) {
+        if (kept == null) {
+            close();
+            return;
+        }
+        proxies.retire(kept.proxies);
+        if (staticFiles != kept.staticFiles) {
+            staticFiles.close();
+        }
+        rateLimits.close();
     }
 
     @Override

@@ -32,13 +32,16 @@ class ConfigWarningsTest {
 
     @Test
     void warnsWhenMetricsAreOpenToEveryClient() throws Exception {
-        PorticoConfig open = ConfigLoader.parse(
-                "portico { locations = [ { exact = \"/metrics\", metrics = prometheus } ] }", "w.conf", Path.of("."));
+        PorticoConfig open = ConfigLoader.parse("portico { locations = [ { exact = \"/metrics\","
+                + " metrics = prometheus, allow = [\"0.0.0.0/0\", \"::/0\"] } ] }", "w.conf", Path.of("."));
         assertThat(ConfigWarnings.of(open)).singleElement().asString()
                 .contains("= /metrics serves metrics to every client");
         PorticoConfig restricted = ConfigLoader.parse("portico { locations = [ { exact = \"/metrics\","
                 + " metrics = prometheus, allow = [\"127.0.0.1/32\"] } ] }", "w.conf", Path.of("."));
         assertThat(ConfigWarnings.of(restricted)).isEmpty();
+        PorticoConfig byDefault = ConfigLoader.parse(
+                "portico { locations = [ { exact = \"/metrics\", metrics = prometheus } ] }", "w.conf", Path.of("."));
+        assertThat(ConfigWarnings.of(byDefault)).as("loopback only by default").isEmpty();
     }
 
     @Test

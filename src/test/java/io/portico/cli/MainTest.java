@@ -31,11 +31,16 @@ class MainTest {
     }
 
     @Test
-    void reloadSaysItIsNotAvailableYetAndExitsTwo() {
-        assertThat(run("reload")).isEqualTo(2);
-        assertThat(err.toString()).isEqualTo("portico: reload is not available yet (issue 25); to apply a new"
-                + " configuration, run 'portico check' and restart portico (SIGHUP is logged and ignored)"
-                + System.lineSeparator());
+    void reloadOfAConfigurationWithProblemsSignalsNothingAndExitsOne() throws Exception {
+        java.nio.file.Path conf = java.nio.file.Files.createTempFile("bad", ".conf");
+        try {
+            java.nio.file.Files.writeString(conf, "portico {\n  workers = many\n}\n");
+            assertThat(run("reload", "--conf", conf.toString())).isEqualTo(1);
+            assertThat(err.toString()).contains(conf.getFileName() + ":2: portico.workers")
+                    .contains("portico: not reloaded");
+        } finally {
+            java.nio.file.Files.delete(conf);
+        }
     }
 
     @Test

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.portico.testing.RawHttp;
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -18,15 +20,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code portico serve} in a child JVM, sent the signals logrotate and systemd send: it survives HUP, and after a
- * rename and USR1 the next access-log line lands in a new file while the renamed one keeps every earlier line.
+ * {@code portico serve} in a child JVM, sent the signals logrotate and systemd send: HUP (and {@code portico
+ * reload}, through the pid file) reloads the configuration file, and after a rename and USR1 the next access-log
+ * line lands in a new file while the renamed one keeps every earlier line.
  */
 class SignalsTest {
     @TempDir
     Path dir;
 
     @Test
-    void survivesHupAndReopensTheAccessLogOnUsr1() throws Exception {
+    void reloadsOnHupAndReopensTheAccessLogOnUsr1() throws Exception {
         assumeTrue(Files.isExecutable(Path.of("/bin/kill")) || Files.isExecutable(Path.of("/usr/bin/kill")),
                 "a kill command");
         int port;
@@ -34,26 +37,40 @@ class SignalsTest {
             port = s.getLocalPort();
         }
         Path accessLog = dir.resolve("access.log");
+        Path pidFile = dir.resolve("run/portico.pid");
         Path conf = dir.resolve("portico.conf");
-        Files.writeString(conf, """
+        String text = """
                 portico {
                   listen = ["127.0.0.1:%d"]
                   workers = 1
                   access-log = "%s"
+                  pid-file = "%s"
                   locations = [{ path = "/", return = { status = 200, body = "ok" } }]
                 }
-                """.formatted(port, accessLog.toString().replace("\\", "/")));
+                """.formatted(port, accessLog.toString().replace("\\", "/"), pidFile.toString().replace("\\", "/"));
+        Files.writeString(conf, text);
         Path output = dir.resolve("serve.out");
         Process serve = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve", "--conf", conf.toString())
                 .redirectErrorStream(true).redirectOutput(output.toFile()).start();
         try {
             await().atMost(Duration.ofSeconds(30)).until(() -> serve.isAlive() ? accepts(port) : fail(output));
-            get(port, "/one");
+            // written once every listener is bound: just after the port accepts
+            await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(pidFile));
+            assertThat(Files.readString(pidFile).trim()).isEqualTo(Long.toString(serve.pid()));
+            assertThat(get(port, "/one")).isEqualTo("ok");
 
+            Files.writeString(conf, text.replace("body = \"ok\"", "body = \"after HUP\""));
             kill("HUP", serve.pid());
-            await().atMost(Duration.ofSeconds(10)).until(() -> Files.readString(output).contains("ignoring SIGHUP"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> get(port, "/x").equals("after HUP"));
             assertThat(serve.isAlive()).as("alive after SIGHUP").isTrue();
+
+            Files.writeString(conf, text.replace("body = \"ok\"", "body = \"after portico reload\""));
+            StringWriter out = new StringWriter();
+            StringWriter err = new StringWriter();
+            assertThat(Main.run(new PrintWriter(out), new PrintWriter(err), "reload", "--conf", conf.toString()))
+                    .as("portico reload: %s", err).isZero();
+            await().atMost(Duration.ofSeconds(10)).until(() -> get(port, "/x").equals("after portico reload"));
             get(port, "/two"); // buffered, not yet flushed, when the file is renamed below
 
             Path rotated = dir.resolve("access.log.1");
@@ -66,6 +83,9 @@ class SignalsTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> Files.readString(accessLog).contains("GET /three "));
             assertThat(Files.readString(rotated)).contains("GET /one ", "GET /two ").doesNotContain("/three");
             assertThat(Files.readString(accessLog)).doesNotContain("/one", "/two");
+            serve.destroy();
+            assertThat(serve.waitFor(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(pidFile).as("removed at exit").doesNotExist();
         } finally {
             serve.destroy();
             if (!serve.waitFor(10, TimeUnit.SECONDS)) {
@@ -74,10 +94,12 @@ class SignalsTest {
         }
     }
 
-    private static void get(int port, String path) throws IOException {
+    private static String get(int port, String path) throws IOException {
         try (RawHttp c = new RawHttp(port)) {
             c.send("GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-            assertThat(c.read().status()).isEqualTo(200);
+            io.portico.testing.Response r = c.read();
+            assertThat(r.status()).isEqualTo(200);
+            return r.text();
         }
     }
 

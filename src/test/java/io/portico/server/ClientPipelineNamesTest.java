@@ -2,19 +2,16 @@ package io.portico.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.portico.config.ConfigLoader;
 import io.portico.config.PorticoConfig;
-import io.portico.metrics.AccessLog;
+import io.portico.ratelimit.RateLimits;
 import io.portico.route.ClientPipeline;
 import io.portico.route.HostRouter;
 import io.portico.route.Router;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /** A WebSocket upgrade removes the client's HTTP handlers by these names: the server must build with the same. */
@@ -29,23 +26,18 @@ class ClientPipelineNamesTest {
         expected.remove(ClientPipeline.CHUNKED_WRITES); // TLS listeners only
         expected.remove(ClientPipeline.COMPRESS); // only where some location compresses
 
-        assertThat(names(() -> new ChannelInboundHandlerAdapter() {
-            @Override
-            public boolean isSharable() {
-                return true;
-            }
-        })).isEqualTo(expected);
-        assertThat(names(() -> null)).isEqualTo(expected.stream()
+        PorticoConfig config = ConfigLoader.parse("portico { locations = [] }", "names.conf", Path.of("."));
+        try (RateLimits limits = RateLimits.create(config)) {
+            assertThat(names(config, limits)).isEqualTo(expected);
+        }
+        assertThat(names(config, null)).isEqualTo(expected.stream()
                 .filter(n -> !n.equals(ClientPipeline.RATE_LIMIT)).toList());
     }
 
-    private static List<String> names(Supplier<ChannelHandler> rateLimiter) throws Exception {
-        PorticoConfig config = ConfigLoader.parse("portico { locations = [] }", "names.conf", Path.of("."));
-        ClientChannelInitializer init = new ClientChannelInitializer(config.limits(), new ServerState(),
-                new ConnectionLimiter(config.limits().maxConnections()), new ClientAddresses(config.trustedProxies()),
-                AccessLog.create(config.accessLog()), HostRouter.of(Router.build(config.locations(), l -> null)),
-                rateLimiter, l -> METRICS.location(""), METRICS, null, null);
-        EmbeddedChannel channel = new EmbeddedChannel(init);
+    private static List<String> names(PorticoConfig config, RateLimits limits) throws Exception {
+        EmbeddedChannel channel = new EmbeddedChannel(Pipelines.initializer(config,
+                HostRouter.of(Router.build(config.locations(), l -> null)), limits, l -> METRICS.location(""),
+                METRICS));
         try {
             return channel.pipeline().names().stream().filter(n -> !n.contains("TailContext")).toList();
         } finally {

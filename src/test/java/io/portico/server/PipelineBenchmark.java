@@ -89,12 +89,10 @@ public class PipelineBenchmark {
                 "pipeline-bench.conf", dir);
         unused = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         metrics = new io.portico.metrics.PorticoMetrics();
-        targets = Targets.start(config, unused, metrics, new ServerState());
+        targets = Targets.start(config, unused, metrics, new ServerState(), null);
         Router router = Router.build(config.locations(), targets::responder);
-        ClientChannelInitializer initializer = new ClientChannelInitializer(config.limits(), new ServerState(),
-                new ConnectionLimiter(config.limits().maxConnections()), new ClientAddresses(config.trustedProxies()),
-                AccessLog.create(config.accessLog()), HostRouter.of(router), targets::newRateLimitHandler,
-                targets::meters, metrics, null, null);
+        io.netty.channel.ChannelHandler initializer = Pipelines.initializer(config, HostRouter.of(router),
+                targets.rateLimits(), targets::meters, metrics);
         channel = new LoopbackEmbeddedChannel();
         channel.pipeline().addLast(initializer);
         String path = switch (target) {

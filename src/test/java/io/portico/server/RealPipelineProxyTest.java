@@ -10,7 +10,6 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.portico.config.PorticoConfig;
 import io.portico.config.TargetConfig;
-import io.portico.metrics.AccessLog;
 import io.portico.proxy.Proxies;
 import io.portico.route.ReturnResponder;
 import io.portico.route.HostRouter;
@@ -146,10 +145,8 @@ class RealPipelineProxyTest {
                     client.sendError(HttpResponseStatus.NOT_FOUND);
                     return io.netty.handler.codec.http.HttpContent::release;
                 });
-        ClientChannelInitializer init = new ClientChannelInitializer(config.limits(), new ServerState(),
-                new ConnectionLimiter(config.limits().maxConnections()), new ClientAddresses(config.trustedProxies()),
-                AccessLog.create(config.accessLog()), HostRouter.of(router), () -> null,
-                l -> metrics.location(""), metrics, null, null);
+        io.netty.channel.ChannelHandler init = Pipelines.initializer(config, HostRouter.of(router), null,
+                l -> metrics.location(""), metrics);
         Channel server = new ServerBootstrap().group(group).channel(transport.serverChannel()).childHandler(init)
                 .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
         open.add(() -> server.close().syncUninterruptibly());

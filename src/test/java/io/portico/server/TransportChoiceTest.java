@@ -59,7 +59,7 @@ class TransportChoiceTest {
     void withoutNativeEpollTheDefaultStartsOnNio() throws Exception {
         Path conf = dir.resolve("portico.conf");
         // transport = auto stated: CI's io_uring run sets PORTICO_TRANSPORT, which the child would inherit.
-        Files.writeString(conf, "portico { listen = [\"127.0.0.1:0\"], workers = 1, access-log = off\n"
+        Files.writeString(conf, "portico { listen = [\"127.0.0.1:0\"], workers = 1, access-log = off, pid-file = off\n"
                 + "transport = auto\n"
                 + "locations = [ { path = \"/\", return = 204 } ] }\n");
         // The server's own logback.xml: the tests' one keeps the INFO start-up lines quiet.
