@@ -48,7 +48,8 @@ public final class RateLimits implements AutoCloseable {
                         ? new CompactZoneStore(shape, zone.maxClients(), clock, maintenance, sweeper) : null;
                 rateZones.put(zone.name(), !store.shared() ? new RateZone(index, zone, local)
                         : new RateZone(index, zone, new RedisZoneStore(zone, shape,
-                                redis.connection(zone, longestStoreTimeout(config, store.redis())), sharedClock,
+                                redis.connection("rate-limits." + zone.name(), store,
+                                        longestStoreTimeout(config, store.redis())), sharedClock,
                                 maintenance, local, clock)));
             }
         } catch (RuntimeException e) {
