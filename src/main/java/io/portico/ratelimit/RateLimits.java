@@ -19,6 +19,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The rate-limit and limit-conn zones of a configuration, shared by every event loop, and the factory of the
@@ -27,6 +30,10 @@ import java.util.concurrent.Executor;
 public final class RateLimits implements AutoCloseable {
     private final NanoClock clock;
     private final RedisConnections redis = new RedisConnections();
+    /** This process among the instances sharing a limit-conn zone: its slots in Redis are named after it. */
+    private final String instance = Long.toHexString(new java.security.SecureRandom().nextLong());
+    /** Renews the leases of shared limit-conn zones; null without any. */
+    private ScheduledExecutorService renewals;
     private final Map<String, RateZone> rateZones = new LinkedHashMap<>();
     private final Map<String, ConnZone> connZones = new LinkedHashMap<>();
     private final Map<LocationConfig, LocationLimits> byLocation = new IdentityHashMap<>();
@@ -63,8 +70,14 @@ public final class RateLimits implements AutoCloseable {
                         name, zone.counters, orEmpty(config.trustedProxies()), warned));
             }
         });
-        for (LimitConnConfig zone : orEmpty(config.limitConn()).values()) {
-            connZones.put(zone.name(), new ConnZone(zone));
+        try {
+            for (LimitConnConfig zone : orEmpty(config.limitConn()).values()) {
+                connZones.put(zone.name(), !zone.store().shared() ? new ConnZone(zone)
+                        : new ConnZone(zone, sharedConnections(config, zone)));
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
         }
         for (LocationConfig location : orEmpty(config.allLocations())) {
             byLocation.put(location, resolve(location));
@@ -89,17 +102,42 @@ public final class RateLimits implements AutoCloseable {
         return new RateLimits(config, clock, clock.asTimeMeter(true), Runnable::run, Scheduler.disabledScheduler());
     }
 
+    /** The longest store-timeout of the rate-limit and limit-conn zones on {@code store}: Lettuce's bound. */
     private static Duration longestStoreTimeout(PorticoConfig config, java.net.URI store) {
-        return orEmpty(config.rateLimits()).values().stream()
-                .filter(z -> store.equals(z.store().redis()))
-                .map(z -> z.store().timeout())
+        return java.util.stream.Stream.concat(
+                        orEmpty(config.rateLimits()).values().stream().map(RateLimitZoneConfig::store),
+                        orEmpty(config.limitConn()).values().stream().map(LimitConnConfig::store))
+                .filter(s -> store.equals(s.redis()))
+                .map(RateLimitZoneConfig.Store::timeout)
                 .max(Duration::compareTo)
                 .orElseThrow();
     }
 
-    /** Closes the connections of shared zones. */
+    /**
+     * A shared limit-conn zone's Redis counts, renewed every third of its lease on one daemon thread (a renewal is
+     * a few asynchronous commands: the thread never waits for Redis).
+     */
+    private RedisConnStore sharedConnections(PorticoConfig config, LimitConnConfig zone) {
+        RedisConnStore store = new RedisConnStore(zone, redis.connection("limit-conn." + zone.name(), zone.store(),
+                longestStoreTimeout(config, zone.store().redis())), instance);
+        if (renewals == null) {
+            renewals = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "portico-limit-conn-leases");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        long every = Math.max(1, zone.lease().toMillis() / 3);
+        renewals.scheduleAtFixedRate(store::renew, every, every, TimeUnit.MILLISECONDS);
+        return store;
+    }
+
+    /** Stops renewing limit-conn leases, then closes the connections of shared zones. */
     @Override
     public void close() {
+        if (renewals != null) {
+            renewals.shutdownNow();
+        }
         redis.close();
     }
 
