@@ -23,9 +23,9 @@ import java.util.stream.Stream;
  * makes a failover take about two. With {@link Tls}, clients and the cluster bus speak TLS on each node's TLS port,
  * while the plain port stays for the test's own commands ({@link Resp}).
  */
-final class RedisCluster implements AutoCloseable {
+public final class RedisCluster implements AutoCloseable {
     /** The files of a TLS cluster: the node certificate and key, and the CA its clients trust. */
-    record Tls(Path cert, Path key, Path ca) {}
+    public record Tls(Path cert, Path key, Path ca) {}
 
     /** One node: its process, plain port, TLS port (0 without TLS). */
     record Node(Process process, int port, int tlsPort) {
@@ -43,12 +43,12 @@ final class RedisCluster implements AutoCloseable {
         this.tls = tls;
     }
 
-    static RedisCluster start() {
+    public static RedisCluster start() {
         return start(null);
     }
 
     /** Six nodes, joined; returns once every node says {@code cluster_state:ok}. */
-    static RedisCluster start(Tls tls) {
+    public static RedisCluster start(Tls tls) {
         requireRedis();
         RedisCluster cluster;
         try {
@@ -164,7 +164,7 @@ final class RedisCluster implements AutoCloseable {
     }
 
     /** The store URI naming every node (TLS: {@code rediss-cluster://} on the TLS ports). */
-    String uri() {
+    public String uri() {
         return (tls != null ? "rediss-cluster://" : "redis-cluster://") + nodes.stream()
                 .map(n -> "127.0.0.1:" + n.clientPort()).collect(Collectors.joining(","));
     }

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * started per test JVM on first use and stopped when the JVM exits. Without {@code redis-server} on the PATH the
  * tests that need it are skipped, unless {@code PORTICO_REQUIRE_REDIS=1} (CI sets it) makes that a failure.
  */
-final class RedisServer {
+public final class RedisServer {
     private static RedisServer shared;
 
     private final Process process;
@@ -30,7 +30,7 @@ final class RedisServer {
     }
 
     /** The JVM's server, started on first use. */
-    static synchronized RedisServer shared() {
+    public static synchronized RedisServer shared() {
         if (shared == null) {
             shared = start();
             RedisServer started = shared;
@@ -40,7 +40,7 @@ final class RedisServer {
     }
 
     /** A server of the caller's own (to stop, as a Redis outage), on a free port. */
-    static RedisServer start() {
+    public static RedisServer start() {
         return start(port -> new String[] {"redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no", "--loglevel", "warning", "--enable-debug-command", "local"});
     }
@@ -85,7 +85,7 @@ final class RedisServer {
         throw new IllegalStateException("redis-server did not start", last);
     }
 
-    String uri() {
+    public String uri() {
         return "redis://127.0.0.1:" + port;
     }
 
@@ -102,7 +102,7 @@ final class RedisServer {
         }
     }
 
-    void stop() {
+    public void stop() {
         process.destroy();
         try {
             if (!process.waitFor(5, TimeUnit.SECONDS)) {
