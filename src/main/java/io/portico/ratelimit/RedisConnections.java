@@ -130,7 +130,9 @@ final class RedisConnections implements AutoCloseable {
             StatefulRedisClusterConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
             for (RedisClusterNode node : connection.getPartitions()) {
                 if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
-                    connection.getConnection(node.getNodeId()); // opened now, not by the first decision
+                    // opened now, not by the first decision; by address, the key slot routing looks them up by
+                    // (a connection asked for by node id is another one)
+                    connection.getConnection(node.getUri().getHost(), node.getUri().getPort());
                 }
             }
             clients.add(() -> client.shutdownAsync(0, 2, TimeUnit.SECONDS).get(3, TimeUnit.SECONDS));

@@ -23,10 +23,30 @@ public final class RedisServer {
 
     private final Process process;
     private final int port;
+    /** The TLS port of {@link #startTls}; 0 otherwise. */
+    private int tlsPort;
 
     private RedisServer(Process process, int port) {
         this.process = process;
         this.port = port;
+    }
+
+    /**
+     * A server that also speaks TLS (Debian's redis-server is built with it), with {@code cert} and {@code key}
+     * (PEM) on {@link #tlsPort}; clients need no certificate. The plain port stays for the fixture's PING.
+     */
+    static RedisServer startTls(Path cert, Path key) {
+        int tls = freePort();
+        RedisServer server = start(port -> new String[] {"redis-server", "--port", Integer.toString(port),
+                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning",
+                "--tls-port", Integer.toString(tls), "--tls-cert-file", cert.toString(), "--tls-key-file",
+                key.toString(), "--tls-ca-cert-file", cert.toString(), "--tls-auth-clients", "no"});
+        server.tlsPort = tls;
+        return server;
+    }
+
+    int tlsPort() {
+        return tlsPort;
     }
 
     /** The JVM's server, started on first use. */
