@@ -43,7 +43,7 @@ final class RedisZoneStore implements SharedZoneStore {
     private final AsyncProxyManager<byte[]> buckets;
     private final Supplier<CompletableFuture<BucketConfiguration>> configuration;
     /** Each recent client's bucket proxy, which batches that client's concurrent requests (see the constructor). */
-    private final Cache<ClientKey, AsyncBucketProxy> proxies;
+    private final Cache<ClientKey, Handle> proxies;
     private final long maxWaitNanos;
     private final RateLimitZoneConfig.Failure onFailure;
     /** This instance's own buckets, which decide while Redis cannot ({@code on-store-failure = local}); else null. */
@@ -94,26 +94,47 @@ final class RedisZoneStore implements SharedZoneStore {
         this.fallbackClock = fallbackClock;
     }
 
-    /** During {@link StoreHealth}'s pause, on-store-failure decides at once. */
+    /**
+     * A key Redis rejected is answered here, without a round trip, until the time Redis said a request would be
+     * admitted again ({@link Handle#rejectedUntil}): a flood from one client costs Redis one command per wait,
+     * not one per request. Correct because nothing but time makes a rejected key admissible sooner: every
+     * instance's requests in the meantime only charge the bucket (a rejection charges nothing) and refill is
+     * fixed by the rate; the one exception, a charge given back by another instance whose other zone rejected
+     * the same request, can only make this instance stricter than Redis for the rest of the wait, never more
+     * lenient. During {@link StoreHealth}'s pause, on-store-failure decides at once.
+     */
     @Override
     public CompletableFuture<Answer> take(ClientKey key) {
+        Handle handle = proxies.getIfPresent(key);
+        if (handle != null) {
+            long left = handle.rejectedUntil - fallbackClock.nanoTime();
+            if (left > 0) {
+                return CompletableFuture.completedFuture(new Answer(-left, false));
+            }
+        }
         if (health.paused()) {
             health.skipped();
             return CompletableFuture.completedFuture(new Answer(decideWithout(key), true));
         }
-        AsyncBucketProxy bucket;
         CompletableFuture<Long> verdict;
+        Handle asked;
         try {
-            bucket = bucket(key);
-            verdict = maxWaitNanos == 0 ? takeNow(bucket) : takeOrReserve(bucket);
+            asked = handle != null ? handle : bucket(key);
+            verdict = maxWaitNanos == 0 ? takeNow(asked.proxy) : takeOrReserve(asked.proxy);
         } catch (RuntimeException e) { // the client refused the command before sending it
             return CompletableFuture.completedFuture(failed(key, e));
         }
+        long askedAt = fallbackClock.nanoTime();
         return verdict.handle((v, failure) -> {
             if (failure != null) {
                 return failed(key, failure);
             }
             health.succeeded();
+            if (v < 0) {
+                // counted from when Redis was asked: its wait counts from its answer, later, so the local
+                // answer ends no later than Redis's own would
+                asked.rejectedUntil = askedAt - v;
+            }
             return new Answer(v, false);
         });
     }
@@ -172,7 +193,7 @@ final class RedisZoneStore implements SharedZoneStore {
             return;
         }
         try {
-            bucket(key).addTokens(1).whenComplete((v, failure) -> {
+            bucket(key).proxy.addTokens(1).whenComplete((v, failure) -> {
                 if (failure != null) {
                     health.logFailure(failure);
                 }
@@ -192,12 +213,27 @@ final class RedisZoneStore implements SharedZoneStore {
         return proxies.estimatedSize();
     }
 
-    private AsyncBucketProxy bucket(ClientKey key) {
+    private Handle bucket(ClientKey key) {
         return proxies.get(key, this::newProxy);
     }
 
-    private AsyncBucketProxy newProxy(ClientKey key) {
-        return buckets.builder().withOptimization(Optimizations.batching()).build(redisKey(key), configuration);
+    private Handle newProxy(ClientKey key) {
+        return new Handle(buckets.builder().withOptimization(Optimizations.batching()).build(redisKey(key),
+                configuration), fallbackClock.nanoTime());
+    }
+
+    /**
+     * A recent client's bucket proxy, and until when Redis's last rejection of it holds (on the fallback clock; a
+     * past time when it does not). A race between two answers only stores one of two valid times.
+     */
+    private static final class Handle {
+        final AsyncBucketProxy proxy;
+        volatile long rejectedUntil;
+
+        Handle(AsyncBucketProxy proxy, long now) {
+            this.proxy = proxy;
+            this.rejectedUntil = now;
+        }
     }
 
     private Answer failed(ClientKey key, Throwable failure) {

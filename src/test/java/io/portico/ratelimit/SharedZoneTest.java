@@ -217,6 +217,23 @@ class SharedZoneTest {
         assertThat(failuresOf(get(port, "/metrics").body(), "z\\d+")).as("Redis decides again").isEqualTo(before);
     }
 
+    @Test
+    void aRejectedClientIsAnsweredWithoutRedisUntilItsWaitEnds() throws Exception {
+        int port = onOwnRedis("rate = 1r/m, burst = 0, nodelay = true, store-timeout = 300ms,"
+                + " on-store-failure = allow");
+        HttpResponse<String> rejected = get(port, "/");
+        assertThat(rejected.statusCode()).as("Redis: the bucket is empty for a minute").isEqualTo(429);
+        ownRedis.freeze(2); // Redis would now cost store-timeout, and on-store-failure = allow would serve
+        long start = System.nanoTime();
+        for (int i = 0; i < 5; i++) {
+            HttpResponse<String> again = get(port, "/");
+            assertThat(again.statusCode()).as("still rejected, answered here").isEqualTo(429);
+            assertThat(Long.parseLong(again.headers().firstValue("Retry-After").orElseThrow())).isBetween(55L, 60L);
+        }
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("no round trip").isLessThan(250);
+        assertThat(failuresOf(get(port, "/metrics").body(), "z\\d+")).as("Redis was not asked").isEqualTo("0");
+    }
+
     /** The store failures of the zone whose name matches {@code zone} (a regex). */
     private static String failuresOf(String metrics, String zone) {
         return sampleOf(metrics, "portico_rate_limit_store_failures_total", zone);
@@ -246,7 +263,7 @@ class SharedZoneTest {
     void anOutageFailsOpenWithinTheTimeoutAndIsCounted() throws Exception {
         int port =
                 onOwnRedis("rate = 1r/m, burst = 0, nodelay = true, store-timeout = 300ms, on-store-failure = allow");
-        assertThat(get(port, "/").statusCode()).as("the bucket is empty").isEqualTo(429);
+        // the bucket is empty now (not asked: a rejection would be answered here, without Redis, for a minute)
         ownRedis.stop();
         for (int i = 0; i < 3; i++) {
             long start = System.nanoTime();
