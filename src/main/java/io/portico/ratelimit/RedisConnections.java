@@ -43,11 +43,11 @@ import java.util.concurrent.TimeoutException;
  * connected yet when the command is handed to it). The masters are connected here, at start, and after a failover
  * the new master's first commands wait for its connection instead of failing.
  *
- * <p>Closing waits for each step, in order: the connections, then the clients, then the client resources (the event
- * loop that runs Lettuce's channels). A channel still open when that loop stops never runs its unregistration,
- * where Lettuce releases each connection's read buffer; and a cluster's topology refresh opens connections of its
- * own in the background. Shutting the resources down without waiting (as before) let the JVM stop that loop with
- * a refresh connection still registered: the leak report of Lettuce's read buffer.
+ * <p>Closing waits for each step, in order: the connections, then the clients (which stop reconnecting and the
+ * cluster's topology refresh, which opens connections of its own in the background), then the client resources
+ * (the event loops that run Lettuce's channels), with a quiet period. A channel still registered when those loops
+ * stop never runs its unregistration, where Lettuce releases each connection's read buffer (allocated from
+ * Lettuce's own pooled allocator when the channel registers): that was the leak report at shutdown.
  */
 final class RedisConnections implements AutoCloseable {
     /**
@@ -60,6 +60,14 @@ final class RedisConnections implements AutoCloseable {
     static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(5);
     /** Adaptive refreshes at most this often (a failover sends many MOVED replies at once). */
     private static final Duration ADAPTIVE_REFRESH_LIMIT = Duration.ofMillis(500);
+
+    /**
+     * Netty's quiet period for Lettuce's event loops: tasks submitted while they stop are still run. With none,
+     * a task submitted during shutdown (a channel's deregistration, a listener's notification, a reconnect attempt
+     * cancelled) was rejected: "Failed to submit a listener notification task", and a channel whose deregistration
+     * never ran kept Lettuce's read buffer (released in channelUnregistered).
+     */
+    private static final Duration QUIET_PERIOD = Duration.ofMillis(100);
 
     private final Map<URI, StoreConnection> connections = new LinkedHashMap<>();
     private final List<AutoCloseable> clients = new ArrayList<>();
@@ -218,7 +226,8 @@ final class RedisConnections implements AutoCloseable {
         clients.forEach(RedisConnections::await);
         if (resources != null) {
             ClientResources stopping = resources;
-            await(() -> stopping.shutdown(0, 2, TimeUnit.SECONDS).get(3, TimeUnit.SECONDS));
+            await(() -> stopping.shutdown(QUIET_PERIOD.toMillis(), 2_000, TimeUnit.MILLISECONDS)
+                    .get(3, TimeUnit.SECONDS));
             resources = null;
         }
         connections.clear();

@@ -234,6 +234,26 @@ class SharedZoneTest {
         assertThat(failuresOf(get(port, "/metrics").body(), "z\\d+")).as("Redis was not asked").isEqualTo("0");
     }
 
+    @Test
+    void theFailureThresholdAndPauseAreTheZones() throws Exception {
+        int port = onOwnRedis("rate = 1r/m, burst = 50, nodelay = true, store-timeout = 200ms,"
+                + " store-failure-threshold = 1, store-failure-pause = 3s");
+        ownRedis.freeze(1);
+        List<Long> millis = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            long start = System.nanoTime();
+            assertThat(get(port, "/").statusCode()).isEqualTo(204);
+            millis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        }
+        assertThat(millis.get(0)).as("the first waits for store-timeout").isGreaterThanOrEqualTo(150);
+        assertThat(millis.subList(1, 3)).as("one failure pauses Redis").allMatch(ms -> ms < 150);
+        Thread.sleep(1_500); // Redis awake, but the pause of 3 s is not over
+        String during = failuresOf(get(port, "/metrics").body(), "z\\d+");
+        assertThat(get(port, "/").statusCode()).isEqualTo(204);
+        assertThat(Long.parseLong(failuresOf(get(port, "/metrics").body(), "z\\d+")))
+                .as("still decided without Redis").isEqualTo(Long.parseLong(during) + 1);
+    }
+
     /** The store failures of the zone whose name matches {@code zone} (a regex). */
     private static String failuresOf(String metrics, String zone) {
         return sampleOf(metrics, "portico_rate_limit_store_failures_total", zone);
