@@ -46,8 +46,10 @@ import java.util.concurrent.TimeoutException;
  * <p>Closing waits for each step, in order: the connections, then the clients (which stop reconnecting and the
  * cluster's topology refresh, which opens connections of its own in the background), then the client resources
  * (the event loops that run Lettuce's channels), with a quiet period. A channel still registered when those loops
- * stop never runs its unregistration, where Lettuce releases each connection's read buffer (allocated from
- * Lettuce's own pooled allocator when the channel registers): that was the leak report at shutdown.
+ * stop never runs its unregistration, where Lettuce releases each connection's read buffer (allocated when the
+ * channel registers): the likely cause of the leak report at shutdown in an earlier attempt, which closed the
+ * resources without waiting and with no quiet period (not reproduced here; with no quiet period, tasks submitted
+ * while the loops stopped were rejected, "Failed to submit a listener notification task", after a cluster test).
  */
 final class RedisConnections implements AutoCloseable {
     /**
@@ -63,9 +65,9 @@ final class RedisConnections implements AutoCloseable {
 
     /**
      * Netty's quiet period for Lettuce's event loops: tasks submitted while they stop are still run. With none,
-     * a task submitted during shutdown (a channel's deregistration, a listener's notification, a reconnect attempt
-     * cancelled) was rejected: "Failed to submit a listener notification task", and a channel whose deregistration
-     * never ran kept Lettuce's read buffer (released in channelUnregistered).
+     * a task submitted during shutdown (a listener's notification after a cluster test with a node killed) was
+     * rejected, "Failed to submit a listener notification task"; a channel's deregistration rejected so would keep
+     * Lettuce's read buffer (released in channelUnregistered).
      */
     private static final Duration QUIET_PERIOD = Duration.ofMillis(100);
 
