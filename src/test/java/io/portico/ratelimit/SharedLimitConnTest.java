@@ -106,6 +106,25 @@ class SharedLimitConnTest {
         assertThat(get(local, "/").statusCode()).as("given back locally").isEqualTo(204);
     }
 
+    @Test
+    void aClientThatLeavesWhileRedisCountsGivesItsSlotBack() throws Exception {
+        RedisServer own = RedisServer.start();
+        closing.add(own::stop);
+        int port = start(config(zoneName(), own.uri(), "max = 1, store-timeout = 3s"));
+        assertThat(get(port, "/").statusCode()).isEqualTo(204);
+        own.freeze(1);
+        try (io.portico.testing.RawHttp leaving = new io.portico.testing.RawHttp(port)) {
+            // held (with its body) while Redis sleeps, gone before Redis answers: the slot it gets is given back
+            leaving.send("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello");
+            Thread.sleep(200);
+        }
+        // Redis awake and its answer in: the slot was taken for the client that left, and given back at once. (A
+        // request decided in between, queued behind the take, would have found it taken.)
+        Thread.sleep(1_500);
+        assertThat(get(port, "/").statusCode()).as("the slot is free, not held until its lease (10 s) ends")
+                .isEqualTo(204);
+    }
+
     private static String zoneName() {
         return "lc" + ZONES.incrementAndGet() + "x" + Long.toString(System.nanoTime() % 100_000, 36);
     }
