@@ -114,12 +114,13 @@ class SharedLimitConnTest {
         assertThat(get(port, "/").statusCode()).isEqualTo(204);
         own.freeze(1);
         try (io.portico.testing.RawHttp leaving = new io.portico.testing.RawHttp(port)) {
-            // held (with its body) while Redis sleeps, gone before Redis answers: the slot it gets is given back
+            // held (with its body, reads paused) while Redis sleeps, closed by the client meanwhile: Portico sees the
+            // close once it reads again, after the answer, and the slot is given back with the exchange
             leaving.send("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello");
             Thread.sleep(200);
         }
-        // Redis awake and its answer in: the slot was taken for the client that left, and given back at once. (A
-        // request decided in between, queued behind the take, would have found it taken.)
+        // Redis awake and its answer in: the slot taken for the client that left is given back. (A request decided
+        // in between, queued behind the take, would have found it taken.)
         Thread.sleep(1_500);
         assertThat(get(port, "/").statusCode()).as("the slot is free, not held until its lease (10 s) ends")
                 .isEqualTo(204);
