@@ -74,9 +74,9 @@ class SharedLimitConnTest {
         RedisConnStore dead = new RedisConnStore(zone,
                 connections.connection("limit-conn." + name, zone.store(), zone.store().timeout()), "dead");
         ClientKey client = ClientKey.ipv4(0x7f000001);
+        long died = System.nanoTime(); // its leases start with its takes, in Redis's clock
         assertThat(dead.take(client).get(5, TimeUnit.SECONDS).admitted()).isTrue();
         assertThat(dead.take(client).get(5, TimeUnit.SECONDS).admitted()).isTrue();
-        long died = System.nanoTime();
         int port = start(config(name, RedisServer.shared().uri(), "max = 2, store-lease = 600ms"));
         assertThat(get(port, "/").statusCode()).as("the dead instance's slots count").isEqualTo(429);
         int status = 0;
@@ -85,7 +85,7 @@ class SharedLimitConnTest {
         }
         long freedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - died);
         assertThat(status).as("freed").isEqualTo(204);
-        assertThat(freedAfter).as("after the lease, not long after").isBetween(500L, lease.toMillis() + 500);
+        assertThat(freedAfter).as("after the lease, not long after").isBetween(lease.toMillis() - 10, lease.toMillis() + 500);
     }
 
     @Test
@@ -104,6 +104,8 @@ class SharedLimitConnTest {
         upstream.answerAll();
         assertThat(held.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
         assertThat(get(local, "/").statusCode()).as("given back locally").isEqualTo(204);
+        String metrics = get(local, "/metrics").body();
+        assertThat(metrics).containsPattern("portico_limit_conn_store_failures_total\\{zone=\"lc\\w+\"\\} [1-9]");
     }
 
     @Test
@@ -133,7 +135,7 @@ class SharedLimitConnTest {
     /** The zone on / (return 204) and /held (the held upstream, when there is one). */
     private String config(String name, String uri, String zone) {
         return "limit-conn { " + name + " { " + zone + ", store = \"" + uri + "\" } }\n"
-                + "locations = [ "
+                + "locations = [ { exact = \"/metrics\", metrics = prometheus }, "
                 + (upstream == null ? "" : "{ path = \"/held\", proxy = \"http://127.0.0.1:" + upstream.port()
                         + "\", limit-conn = " + name + " }, ")
                 + "{ path = \"/\", return = 204, limit-conn = " + name + " } ]";
