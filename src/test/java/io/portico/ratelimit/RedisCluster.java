@@ -62,6 +62,7 @@ public final class RedisCluster implements AutoCloseable {
             }
             cluster.create();
             cluster.awaitOk(cluster.nodes, 20);
+            cluster.awaitReplicas(20);
             return cluster;
         } catch (IOException | RuntimeException e) {
             cluster.close();
@@ -121,6 +122,32 @@ public final class RedisCluster implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IOException(e);
         }
+    }
+
+    /**
+     * Waits until every master has its replica online (in sync): a failover needs one, and {@code cluster create}
+     * returns before the replicas have their first copy.
+     */
+    private void awaitReplicas(int seconds) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() < deadline) {
+            try {
+                int synced = 0;
+                for (Node n : nodes) {
+                    String info = Resp.command(n.port(), "INFO", "replication");
+                    if (info.contains("role:master") && info.contains("slave0:") && info.contains("state=online")) {
+                        synced++;
+                    }
+                }
+                if (synced == 3) {
+                    return;
+                }
+            } catch (IOException e) {
+                // a node still starting
+            }
+            pause(50);
+        }
+        throw new IllegalStateException("the replicas are not in sync after " + seconds + " s");
     }
 
     /** Waits until every node of {@code of} says the cluster is ok and knows the same masters. */

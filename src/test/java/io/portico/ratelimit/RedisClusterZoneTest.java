@@ -162,7 +162,7 @@ class RedisClusterZoneTest {
         Thread.sleep(300);
         cluster.kill(victim);
         long killed = System.nanoTime();
-        cluster.awaitFailover(victim, victimSlot, 15);
+        cluster.awaitFailover(victim, victimSlot, 20);
         long failedOver = System.nanoTime();
         long exactAgain = 0;
         while (System.nanoTime() - failedOver < TimeUnit.SECONDS.toNanos(10)) {
