@@ -5,11 +5,14 @@ import io.portico.config.ConfigProblem;
 import io.portico.config.InvalidConfigException;
 import io.portico.config.PorticoConfig;
 import io.portico.ratelimit.RateLimits;
+import io.portico.ratelimit.StoreProbe;
 import io.portico.server.HeapAdvice;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
@@ -23,6 +26,10 @@ final class CheckCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    @Option(names = "--connect", description = "Also connect to each Redis store the zones name and say what answered"
+            + " (server, version, mode, nodes), or why not: exit 2 if one cannot be reached.")
+    boolean connect;
 
     @Override
     public Integer call() {
@@ -46,7 +53,28 @@ final class CheckCommand implements Callable<Integer> {
         out.println("# effective configuration, every default filled in, paths relative to " + config.prefix());
         out.print(ConfigDump.render(config));
         out.flush();
-        return 0;
+        return connect ? connectToStores(config, out, err) : 0;
+    }
+
+    /** {@code --connect}: one line per store, on stdout when it answered, on stderr when not. */
+    private static int connectToStores(PorticoConfig config, PrintWriter out, PrintWriter err) {
+        List<StoreProbe.Result> results = StoreProbe.probe(config);
+        if (results.isEmpty()) {
+            out.println("# store: every zone is local, no store to connect to");
+        }
+        boolean allOk = true;
+        for (StoreProbe.Result r : results) {
+            String zones = String.join(", ", r.zones());
+            if (r.ok()) {
+                out.println("# store " + r.store() + " (" + zones + "): ok, " + r.found());
+            } else {
+                err.println("store " + r.store() + " (" + zones + "): " + r.found());
+                allOk = false;
+            }
+        }
+        out.flush();
+        err.flush();
+        return allOk ? 0 : 2;
     }
 
     static void printProblems(PrintWriter err, InvalidConfigException e) {

@@ -71,6 +71,8 @@ public final class ConfigDump {
             d.kv("max", z.max());
             d.kv("status", z.status());
             d.kv("ipv6-prefix", z.ipv6Prefix());
+            d.store(z.store());
+            d.kv("store-lease", dur(z.lease()));
             d.close();
         });
         d.close();
@@ -212,11 +214,17 @@ public final class ConfigDump {
         kv("dry-run", z.dryRun());
         kv("ipv6-prefix", z.ipv6Prefix());
         kv("headers", z.headers().text());
-        RateLimitZoneConfig.Store store = z.store();
+        store(z.store());
+        close();
+    }
+
+    private void store(RateLimitZoneConfig.Store store) {
         kv("store", store.shared() ? str(withoutPassword(store.redis())) : "local");
         kv("store-timeout", dur(store.timeout()));
         kv("on-store-failure", enumName(store.onFailure()));
-        close();
+        kv("store-failure-threshold", store.failureThreshold());
+        kv("store-failure-pause", dur(store.failurePause()));
+        kv("store-ca", str(store.ca() == null ? "" : store.ca().toString()));
     }
 
     /** A store URI as printed: a password in it is a secret, and the dump is shared in bug reports. */

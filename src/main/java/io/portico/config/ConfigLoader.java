@@ -98,8 +98,8 @@ public final class ConfigLoader {
         List<Cidr> unlimited = readCidrs(root, "allow-unlimited");
         // The locations add the implicit upstreams of their inline addresses (proxy = "uwsgi://127.0.0.1:5000").
         Map<String, UpstreamConfig> upstreams = new java.util.LinkedHashMap<>(UpstreamReader.readAll(root, defaults));
-        Map<String, RateLimitZoneConfig> rateLimits = RateLimitReader.readZones(root, defaults);
-        Map<String, LimitConnConfig> limitConn = RateLimitReader.readLimitConn(root, defaults);
+        Map<String, RateLimitZoneConfig> rateLimits = RateLimitReader.readZones(root, defaults, paths);
+        Map<String, LimitConnConfig> limitConn = RateLimitReader.readLimitConn(root, defaults, paths);
         List<LocationConfig> locations =
                 new LocationReader(root, defaults, paths, upstreams, rateLimits.keySet(), limitConn.keySet())
                         .readAll();

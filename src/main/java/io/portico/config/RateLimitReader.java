@@ -17,7 +17,7 @@ final class RateLimitReader {
 
     private RateLimitReader() {}
 
-    static Map<String, RateLimitZoneConfig> readZones(Node root, Config defaults) {
+    static Map<String, RateLimitZoneConfig> readZones(Node root, Config defaults, Paths paths) {
         Map<String, RateLimitZoneConfig> out = new LinkedHashMap<>();
         root.entries("rate-limits", defaults.getConfig("rate-limit")).forEach((name, n) -> {
             String key = readKey(n);
@@ -53,7 +53,7 @@ final class RateLimitReader {
             boolean dryRun = n.bool("dry-run");
             int ipv6Prefix = n.integer("ipv6-prefix", 1, 128);
             RateLimitZoneConfig.Headers headers = readHeaders(n);
-            RateLimitZoneConfig.Store store = readStore(n);
+            RateLimitZoneConfig.Store store = readStore(n, paths);
             if (store.shared() && headers == RateLimitZoneConfig.Headers.ALWAYS) {
                 n.problem("headers", "always needs the state of every passing request, which a Redis store does not"
                         + " read back (expected: on-reject or off with store = redis://...)");
@@ -65,30 +65,53 @@ final class RateLimitReader {
         return Map.copyOf(out);
     }
 
-    static Map<String, LimitConnConfig> readLimitConn(Node root, Config defaults) {
+    static Map<String, LimitConnConfig> readLimitConn(Node root, Config defaults, Paths paths) {
         Map<String, LimitConnConfig> out = new LinkedHashMap<>();
         root.entries("limit-conn", defaults.getConfig("limit-conn")).forEach((name, n) -> {
             String key = readKey(n);
             int max = n.integer("max", 1, Integer.MAX_VALUE);
             int status = n.integer("status", 400, 599);
             int ipv6Prefix = n.integer("ipv6-prefix", 1, 128);
+            RateLimitZoneConfig.Store store = readStore(n, paths);
+            Duration lease = n.duration("store-lease", Duration.ofMillis(300));
+            if (store.shared() && lease.compareTo(store.timeout().multipliedBy(3)) < 0) {
+                n.problem("store-lease", lease.toMillis() + "ms is shorter than 3 x store-timeout (expected: >= "
+                        + store.timeout().multipliedBy(3).toMillis() + "ms, so a renewal can be late and still land)");
+            }
             n.finish();
-            out.put(name, new LimitConnConfig(name, key, max, status, ipv6Prefix));
+            out.put(name, new LimitConnConfig(name, key, max, status, ipv6Prefix, store, lease));
         });
         return Map.copyOf(out);
     }
 
     /**
-     * local, a redis:// or rediss:// URI with a host, or redis-sentinel://HOST:PORT[,HOST:PORT...]#MASTER (Lettuce's
-     * syntax: password, database, options).
+     * local, a redis:// or rediss:// URI with a host, redis-sentinel://HOST:PORT[,HOST:PORT...]#MASTER (Lettuce's
+     * syntax: password, database, options), or redis-cluster:// / rediss-cluster://HOST:PORT[,HOST:PORT...]; with
+     * the failure threshold and pause, and the CA file for TLS.
      */
-    private static RateLimitZoneConfig.Store readStore(Node n) {
+    private static RateLimitZoneConfig.Store readStore(Node n, Paths paths) {
         String text = n.string("store").trim();
         Duration timeout = n.duration("store-timeout", Duration.ofMillis(1));
         RateLimitZoneConfig.Failure onFailure =
                 n.enumValue("on-store-failure", RateLimitZoneConfig.Failure.class, RateLimitZoneConfig.Failure.LOCAL);
+        int threshold = n.integer("store-failure-threshold", 1, 1_000_000);
+        Duration pause = n.duration("store-failure-pause", Duration.ZERO);
+        if (pause.compareTo(Duration.ofMinutes(10)) > 0) {
+            n.problem("store-failure-pause", pause.toSeconds() + "s (expected: <= 10m, so a Redis back is used again)");
+        }
+        String caText = n.string("store-ca").trim();
+        java.nio.file.Path ca = caText.isEmpty() ? null : paths.resolve(caText);
+        if (ca != null && !(java.nio.file.Files.isRegularFile(ca) && java.nio.file.Files.isReadable(ca))) {
+            n.problem("store-ca", ca + (java.nio.file.Files.exists(ca) ? " cannot be read" : " does not exist")
+                    + " (expected: a PEM file of the CA certificates that sign the Redis servers')");
+            ca = null;
+        }
         if (text.equals("local")) {
-            return new RateLimitZoneConfig.Store(null, timeout, onFailure);
+            if (ca != null) {
+                n.problem("store-ca", "is set but the store is local (expected: store = rediss://... or"
+                        + " rediss-cluster://...)");
+            }
+            return new RateLimitZoneConfig.Store(null, timeout, onFailure, threshold, pause, null);
         }
         URI uri = null;
         try {
@@ -100,14 +123,36 @@ final class RateLimitReader {
             case "redis", "rediss" -> uri.getHost() != null;
             // several sentinels make a registry-based authority, which java.net.URI does not split into hosts
             case "redis-sentinel" -> uri.getRawAuthority() != null && uri.getFragment() != null;
+            case "redis-cluster", "rediss-cluster" -> uri.getRawAuthority() != null && clusterNodes(uri)
+                    && (uri.getRawPath() == null || uri.getRawPath().isEmpty()) && uri.getRawFragment() == null;
             default -> false;
         };
         if (!valid) {
-            n.problem("store", "'" + text + "' (expected: local, redis://HOST:PORT, rediss://HOST:PORT or"
-                    + " redis-sentinel://HOST:PORT[,HOST:PORT...]#MASTER)");
-            return new RateLimitZoneConfig.Store(null, timeout, onFailure);
+            n.problem("store", "'" + text + "' (expected: local, redis://HOST:PORT, rediss://HOST:PORT,"
+                    + " redis-sentinel://HOST:PORT[,HOST:PORT...]#MASTER or"
+                    + " redis-cluster://HOST:PORT[,HOST:PORT...] (rediss-cluster:// for TLS))");
+            return new RateLimitZoneConfig.Store(null, timeout, onFailure, threshold, pause, null);
         }
-        return new RateLimitZoneConfig.Store(uri, timeout, onFailure);
+        boolean tls = uri.getScheme().startsWith("rediss");
+        if (ca != null && !tls) {
+            n.problem("store-ca", "is set but " + uri.getScheme() + ":// does not use TLS (expected: rediss://... or"
+                    + " rediss-cluster://...)");
+        }
+        return new RateLimitZoneConfig.Store(uri, timeout, onFailure, threshold, pause, ca);
+    }
+
+    /** Whether a cluster URI's authority is {@code [userinfo@]HOST:PORT[,HOST:PORT...]}, each port given. */
+    private static boolean clusterNodes(URI uri) {
+        String authority = uri.getRawAuthority();
+        String hosts = authority.substring(authority.lastIndexOf('@') + 1);
+        for (String node : hosts.split(",", -1)) {
+            int colon = node.lastIndexOf(':');
+            if (colon <= 0 || !node.substring(colon + 1).matches("\\d{1,5}")
+                    || Integer.parseInt(node.substring(colon + 1)) > 65535) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** on-reject | always | off; true and false, the older form, mean on-reject and off. */

@@ -37,19 +37,40 @@ public record RateLimitZoneConfig(
     }
 
     /**
-     * Where a zone's state lives: in this process ({@link #LOCAL}), or on a Redis server that several instances
-     * share, so that a client's requests through any of them draw on one bucket.
+     * Where a zone's state lives: in this process ({@link #LOCAL}), or on Redis (one server, one found through
+     * Sentinel, or a Redis Cluster) that several instances share, so that a client's requests through any of them
+     * draw on one bucket.
      *
-     * @param redis {@code redis://}, {@code rediss://} or {@code redis-sentinel://} URI; null for a local zone
+     * @param redis {@code redis://}, {@code rediss://}, {@code redis-sentinel://}, {@code redis-cluster://} or
+     *     {@code rediss-cluster://} URI; null for a local zone
      * @param timeout how long a decision may take before {@code onFailure} decides instead (unused when local)
      * @param onFailure what decides when Redis cannot, in time
+     * @param failureThreshold failures in a row after which Redis is not asked for {@code failurePause}
+     * @param failurePause how long on-store-failure decides at once after {@code failureThreshold} failures
+     * @param ca PEM certificates a {@code rediss} server's certificate must chain to; null: the JDK's trust store
      */
-    public record Store(URI redis, Duration timeout, Failure onFailure) {
+    public record Store(URI redis, Duration timeout, Failure onFailure, int failureThreshold, Duration failurePause,
+            java.nio.file.Path ca) {
         /** A local zone with the reference defaults. */
         public static final Store LOCAL = new Store(null, Duration.ofMillis(100), Failure.LOCAL);
 
+        /** The reference's failure threshold and pause (3 failures, 1 s), the JDK's trust store. */
+        public Store(URI redis, Duration timeout, Failure onFailure) {
+            this(redis, timeout, onFailure, 3, Duration.ofSeconds(1), null);
+        }
+
         public boolean shared() {
             return redis != null;
+        }
+
+        /** Whether the store is a Redis Cluster ({@code redis-cluster://} or {@code rediss-cluster://}). */
+        public boolean cluster() {
+            return redis != null && redis.getScheme().endsWith("-cluster");
+        }
+
+        /** Whether the store is reached over TLS ({@code rediss://} or {@code rediss-cluster://}). */
+        public boolean tls() {
+            return redis != null && redis.getScheme().startsWith("rediss");
         }
     }
 

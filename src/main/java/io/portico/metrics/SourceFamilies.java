@@ -94,6 +94,12 @@ final class SourceFamilies {
                 .labelNames("zone")
                 .callback(cb -> current.get().limitConn().forEach((zone, c) -> cb.call(c.clients(), zone)))
                 .register(r);
+        CounterWithCallback.builder().name("portico_limit_conn_store_failures")
+                .help("Slots a limit-conn zone's Redis store could not count within store-timeout, decided by its "
+                        + "on-store-failure instead (always 0 for a local zone).")
+                .labelNames("zone")
+                .callback(cb -> current.get().limitConn().forEach((zone, c) -> cb.call(c.storeFailures(), zone)))
+                .register(r);
     }
 
     private static void upstreams(PrometheusRegistry r, Supplier<MetricSources> current) {

@@ -2,11 +2,13 @@ package io.portico.ratelimit;
 
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.portico.config.LimitConnConfig;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One {@code limit-conn} zone: requests in progress per key. Only keys with a request in progress are held, so
- * memory follows the number of open exchanges, not the number of clients ever seen.
+ * memory follows the number of open exchanges, not the number of clients ever seen. A zone with a Redis store
+ * counts in Redis ({@link RedisConnStore}), across instances; its local count is then on-store-failure = local's.
  */
 final class ConnZone {
     final LimitConnConfig config;
@@ -15,12 +17,20 @@ final class ConnZone {
     final HttpResponseStatus status;
     final String notePassed;
     final String noteRejected;
+    /** The zone's Redis counts; null for a zone counted in this process. */
+    final RedisConnStore shared;
     private final ConcurrentHashMap<ClientKey, Integer> inProgress = new ConcurrentHashMap<>();
 
     ConnZone(LimitConnConfig config) {
+        this(config, null);
+    }
+
+    ConnZone(LimitConnConfig config, RedisConnStore shared) {
         this.config = config;
+        this.shared = shared;
         this.key = RequestKey.parse("limit-conn." + config.name(), config.key(), config.ipv6Prefix());
-        this.counters = new ZoneCounters(inProgress::size, () -> 0, () -> 0);
+        this.counters = shared == null ? new ZoneCounters(inProgress::size, () -> 0, () -> 0)
+                : new ZoneCounters(() -> shared.held() + inProgress.size(), () -> 0, shared::failures);
         this.status = HttpResponseStatus.valueOf(config.status());
         this.notePassed = "limit-conn=" + config.name() + ":passed";
         this.noteRejected = "limit-conn=" + config.name() + ":rejected";
@@ -46,5 +56,23 @@ final class ConnZone {
 
     int inProgress(ClientKey key) {
         return inProgress.getOrDefault(key, 0);
+    }
+
+    /**
+     * A shared zone's slot for {@code key}: the lease to give back when the exchange ends, or null when the key
+     * has max (across instances). When Redis cannot say, on-store-failure decides: this instance's own count,
+     * admit (holding nothing), or refuse. Completes on Lettuce's thread.
+     */
+    CompletableFuture<LocationLimits.Lease> acquireShared(ClientKey key) {
+        return shared.take(key).thenApply(answer -> {
+            if (!answer.storeFailed()) {
+                return answer.admitted() ? new LocationLimits.Lease(this, key, answer.slot(), false) : null;
+            }
+            return switch (config.store().onFailure()) {
+                case LOCAL -> tryAcquire(key) ? new LocationLimits.Lease(this, key, null, true) : null;
+                case ALLOW -> new LocationLimits.Lease(this, key, null, false);
+                case REJECT -> null;
+            };
+        });
     }
 }

@@ -7,6 +7,7 @@ import io.portico.config.Cidr;
 import io.portico.route.ClientExchange;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -17,12 +18,22 @@ import java.util.concurrent.CompletableFuture;
  */
 final class LocationLimits {
 
-    /** A limit-conn slot held by the exchange in progress. */
-    record Lease(ConnZone zone, ClientKey key) {
+    /**
+     * A limit-conn slot held by the exchange in progress: in Redis ({@code slot}), in this process's count
+     * ({@code local}), or neither (a shared zone's on-store-failure = allow).
+     */
+    record Lease(ConnZone zone, ClientKey key, RedisConnStore.Slot slot, boolean local) {
         void release() {
-            zone.release(key);
+            if (slot != null) {
+                zone.shared.release(slot);
+            } else if (local) {
+                zone.release(key);
+            }
         }
     }
+
+    /** What {@link #acquireConnectionsLater} got: the leases taken, or the zone that was full (and none). */
+    record Acquired(List<Lease> leases, ConnZone full) {}
 
     private final RateZone[] rate;
     private final ConnZone[] conn;
@@ -30,6 +41,7 @@ final class LocationLimits {
     /** Whether any zone sends RateLimit fields on passing responses: only then is a key's state read back. */
     private final boolean headersOnPass;
     private final boolean decidesLater;
+    private final boolean sharesConnections;
     /** The detectors of this location's zones keyed by the client address. */
     private final UntrustedProxyDetector[] detectors;
 
@@ -41,6 +53,7 @@ final class LocationLimits {
         this.unlimited = unlimited;
         this.headersOnPass = rate.stream().anyMatch(RateZone::headersOnPass);
         this.decidesLater = rate.stream().anyMatch(zone -> zone.shared != null);
+        this.sharesConnections = conn.stream().anyMatch(zone -> zone.shared != null);
     }
 
     /** Whether a zone here is keyed by the client address, so that an untrusted proxy would be one client. */
@@ -257,9 +270,59 @@ final class LocationLimits {
                 return zone;
             }
             zone.counters.passed.increment();
-            leases.add(new Lease(zone, key));
+            leases.add(new Lease(zone, key, null, true));
         }
         return null;
+    }
+
+    /** Whether a limit-conn zone here counts in Redis: then {@link #acquireConnectionsLater} takes the slots. */
+    boolean sharesConnections() {
+        return sharesConnections;
+    }
+
+    /**
+     * {@link #acquireConnections} for a location with a shared limit-conn zone: the zones in order, a shared one a
+     * round trip, completing on the store's thread. Keys are read here, on the loop.
+     */
+    CompletableFuture<Acquired> acquireConnectionsLater(ClientExchange client, HttpRequest request) {
+        ClientKey[] keys = new ClientKey[conn.length];
+        for (int i = 0; i < conn.length; i++) {
+            keys[i] = conn[i].key.of(client, request);
+        }
+        return acquireFrom(0, keys, new ArrayList<>(conn.length));
+    }
+
+    private CompletableFuture<Acquired> acquireFrom(int first, ClientKey[] keys, List<Lease> leases) {
+        for (int i = first; i < conn.length; i++) {
+            ConnZone zone = conn[i];
+            if (keys[i] == null) {
+                continue;
+            }
+            if (zone.shared != null) {
+                int at = i;
+                return zone.acquireShared(keys[i]).thenCompose(lease -> {
+                    if (lease == null) {
+                        return CompletableFuture.completedFuture(full(zone, leases));
+                    }
+                    zone.counters.passed.increment();
+                    leases.add(lease);
+                    return acquireFrom(at + 1, keys, leases);
+                });
+            }
+            if (!zone.tryAcquire(keys[i])) {
+                return CompletableFuture.completedFuture(full(zone, leases));
+            }
+            zone.counters.passed.increment();
+            leases.add(new Lease(zone, keys[i], null, true));
+        }
+        return CompletableFuture.completedFuture(new Acquired(leases, null));
+    }
+
+    /** {@code zone} was full: the slots taken before it are given back. */
+    private static Acquired full(ConnZone zone, List<Lease> leases) {
+        leases.forEach(Lease::release);
+        zone.counters.rejected.increment();
+        return new Acquired(List.of(), zone);
     }
 
     boolean limitsConnections() {

@@ -117,15 +117,66 @@ final class RateLimitHandler extends ChannelDuplexHandler {
 
     private void admit(ChannelHandlerContext ctx, ClientExchange client, LocationLimits location, HttpRequest request) {
         if (location.limitsConnections()) {
+            if (location.sharesConnections()) {
+                awaitConnections(ctx, client, location, request);
+                return;
+            }
             ConnZone full = location.acquireConnections(client, request, leases);
             if (full != null) {
-                String note = client.log().note();
-                client.log().note("-".equals(note) ? full.noteRejected : note + ' ' + full.noteRejected);
-                reject(client, request, full.status, null);
+                refuseConnection(client, request, full);
                 return;
             }
         }
         ctx.fireChannelRead(request);
+    }
+
+    private void refuseConnection(ClientExchange client, HttpRequest request, ConnZone full) {
+        String note = client.log().note();
+        client.log().note("-".equals(note) ? full.noteRejected : note + ' ' + full.noteRejected);
+        reject(client, request, full.status, null);
+    }
+
+    /**
+     * A location with a shared limit-conn zone: the request waits, reads paused, while Redis counts; the slots come
+     * back to this channel's loop. Slots that arrive after the channel closed are given back at once.
+     */
+    private void awaitConnections(ChannelHandlerContext ctx, ClientExchange client, LocationLimits location,
+            HttpRequest request) {
+        Held waiting = park(ctx, client, location, request);
+        location.acquireConnectionsLater(client, request).whenComplete((acquired, failure) -> {
+            try {
+                ctx.executor().execute(() -> connectionsArrived(ctx, waiting, acquired, failure));
+            } catch (RejectedExecutionException e) {
+                if (acquired != null) {
+                    acquired.leases().forEach(LocationLimits.Lease::release); // the loop is gone
+                }
+            }
+        });
+    }
+
+    private void connectionsArrived(ChannelHandlerContext ctx, Held waiting, LocationLimits.Acquired acquired,
+            Throwable failure) {
+        if (held != waiting) {
+            if (acquired != null) {
+                acquired.leases().forEach(LocationLimits.Lease::release); // the channel closed meanwhile
+            }
+            return;
+        }
+        held = null;
+        HttpRequest request = (HttpRequest) waiting.messages.poll();
+        if (failure != null) {
+            ReferenceCountUtil.release(request);
+            waiting.messages.forEach(ReferenceCountUtil::release);
+            ctx.fireExceptionCaught(failure);
+            return;
+        }
+        if (acquired.full() != null) {
+            refuseConnection(waiting.client, request, acquired.full());
+        } else {
+            leases.addAll(acquired.leases());
+            ctx.fireChannelRead(request);
+        }
+        resume(ctx, waiting.messages);
     }
 
     private void reject(ClientExchange client, HttpRequest request, HttpResponseStatus status, HttpHeaders headers) {

@@ -19,6 +19,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import io.portico.route.ClientExchange;
 
@@ -29,6 +32,10 @@ import io.portico.route.ClientExchange;
 public final class RateLimits implements AutoCloseable {
     private final NanoClock clock;
     private final RedisConnections redis = new RedisConnections();
+    /** This process among the instances sharing a limit-conn zone: its slots in Redis are named after it. */
+    private final String instance = Long.toHexString(new java.security.SecureRandom().nextLong());
+    /** Renews the leases of shared limit-conn zones; null without any. */
+    private ScheduledExecutorService renewals;
     private final Map<String, RateZone> rateZones = new LinkedHashMap<>();
     private final Map<String, ConnZone> connZones = new LinkedHashMap<>();
     private final Map<LocationConfig, LocationLimits> byLocation = new IdentityHashMap<>();
@@ -69,7 +76,8 @@ public final class RateLimits implements AutoCloseable {
                         ? new CompactZoneStore(shape, zone.maxClients(), clock, maintenance, sweeper) : null;
                 rateZones.put(zone.name(), !store.shared() ? new RateZone(index, zone, local)
                         : new RateZone(index, zone, new RedisZoneStore(zone, shape,
-                                redis.connection(zone, longestStoreTimeout(config, store.redis())), sharedClock,
+                                redis.connection("rate-limits." + zone.name(), store,
+                                        longestStoreTimeout(config, store.redis())), sharedClock,
                                 maintenance, local, clock)));
             }
         } catch (RuntimeException e) {
@@ -83,10 +91,21 @@ public final class RateLimits implements AutoCloseable {
                         name, zone.counters, orEmpty(config.trustedProxies()), warned));
             }
         });
-        for (LimitConnConfig zone : orEmpty(config.limitConn()).values()) {
-            ConnZone before = previous == null ? null : previous.connZones.get(zone.name());
-            // same definition: the requests in progress it counts (and will be given back) stay counted
-            connZones.put(zone.name(), before != null && before.config.equals(zone) ? before : new ConnZone(zone));
+        try {
+            for (LimitConnConfig zone : orEmpty(config.limitConn()).values()) {
+                ConnZone before = previous == null ? null : previous.connZones.get(zone.name());
+                if (zone.store().shared()) {
+                    // its counts are in Redis under this instance's leases; its connection is opened anew
+                    connZones.put(zone.name(), new ConnZone(zone, sharedConnections(config, zone)));
+                } else {
+                    // same definition: the requests in progress it counts (and will be given back) stay counted
+                    connZones.put(zone.name(),
+                            before != null && before.config.equals(zone) ? before : new ConnZone(zone));
+                }
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
         }
         this.memoSlots = rateZones.values().stream().mapToInt(z -> z.index + 1).max().orElse(0);
         for (LocationConfig location : orEmpty(config.allLocations())) {
@@ -123,17 +142,42 @@ public final class RateLimits implements AutoCloseable {
                 null);
     }
 
+    /** The longest store-timeout of the rate-limit and limit-conn zones on {@code store}: Lettuce's bound. */
     private static Duration longestStoreTimeout(PorticoConfig config, java.net.URI store) {
-        return orEmpty(config.rateLimits()).values().stream()
-                .filter(z -> store.equals(z.store().redis()))
-                .map(z -> z.store().timeout())
+        return java.util.stream.Stream.concat(
+                        orEmpty(config.rateLimits()).values().stream().map(RateLimitZoneConfig::store),
+                        orEmpty(config.limitConn()).values().stream().map(LimitConnConfig::store))
+                .filter(s -> store.equals(s.redis()))
+                .map(RateLimitZoneConfig.Store::timeout)
                 .max(Duration::compareTo)
                 .orElseThrow();
     }
 
-    /** Closes the connections of shared zones. */
+    /**
+     * A shared limit-conn zone's Redis counts, renewed every third of its lease on one daemon thread (a renewal is
+     * a few asynchronous commands: the thread never waits for Redis).
+     */
+    private RedisConnStore sharedConnections(PorticoConfig config, LimitConnConfig zone) {
+        RedisConnStore store = new RedisConnStore(zone, redis.connection("limit-conn." + zone.name(), zone.store(),
+                longestStoreTimeout(config, zone.store().redis())), instance);
+        if (renewals == null) {
+            renewals = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "portico-limit-conn-leases");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        long every = Math.max(1, zone.lease().toMillis() / 3);
+        renewals.scheduleAtFixedRate(store::renew, every, every, TimeUnit.MILLISECONDS);
+        return store;
+    }
+
+    /** Stops renewing limit-conn leases, then closes the connections of shared zones. */
     @Override
     public void close() {
+        if (renewals != null) {
+            renewals.shutdownNow();
+        }
         redis.close();
     }
 

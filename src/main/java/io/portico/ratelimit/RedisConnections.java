@@ -5,24 +5,51 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
+import io.lettuce.core.SslVerifyMode;
 import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.portico.config.RateLimitZoneConfig;
 import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * One Redis connection per store URI, shared by the zones that name it (Lettuce pipelines the commands of every
- * thread on one connection). Lettuce runs on its own single I/O thread, off the event loops; its answers hop
- * back to the loop that asked. Connected when the server starts: a store that cannot be reached then stops the
- * start, as a bad configuration would; later it reconnects by itself, and while it is away commands fail at once
- * (they are not queued), so on-store-failure decides without waiting for the timeout.
+ * thread on one connection; a cluster connection keeps one per master and routes each command by its key's hash
+ * slot). Lettuce runs on its own single I/O thread, off the event loops; its answers hop back to the loop that
+ * asked. Connected when the server starts: a store that cannot be reached then stops the start, as a bad
+ * configuration would; later it reconnects by itself.
+ *
+ * <p>While a single server is away its commands fail at once (they are not queued), so on-store-failure decides
+ * without waiting for the timeout. A cluster's commands are queued instead while a node's connection is (re)opened,
+ * bounded by the command timeout: Lettuce opens a node's connection lazily, on the first command for one of its
+ * slots, and with commands rejected while disconnected that first command is refused (the node's endpoint is not
+ * connected yet when the command is handed to it). The masters are connected here, at start, and after a failover
+ * the new master's first commands wait for its connection instead of failing.
+ *
+ * <p>Closing waits for each step, in order: the connections, then the clients (which stop reconnecting and the
+ * cluster's topology refresh, which opens connections of its own in the background), then the client resources
+ * (the event loops that run Lettuce's channels), with a quiet period. A channel still registered when those loops
+ * stop never runs its unregistration, where Lettuce releases each connection's read buffer (allocated when the
+ * channel registers): the likely cause of the leak report at shutdown in an earlier attempt, which closed the
+ * resources without waiting and with no quiet period (not reproduced here; with no quiet period, tasks submitted
+ * while the loops stopped were rejected, "Failed to submit a listener notification task", after a cluster test).
  */
 final class RedisConnections implements AutoCloseable {
     /**
@@ -31,46 +58,152 @@ final class RedisConnections implements AutoCloseable {
      * with its Redis up.
      */
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    /** A cluster's topology is read again this often, and at once on a MOVED or ASK reply or a lost node. */
+    static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(5);
+    /** Adaptive refreshes at most this often (a failover sends many MOVED replies at once). */
+    private static final Duration ADAPTIVE_REFRESH_LIMIT = Duration.ofMillis(500);
 
-    private final Map<URI, StatefulRedisConnection<byte[], byte[]>> connections = new LinkedHashMap<>();
-    private final Map<URI, RedisClient> clients = new LinkedHashMap<>();
+    /**
+     * Netty's quiet period for Lettuce's event loops: tasks submitted while they stop are still run. With none,
+     * a task submitted during shutdown (a listener's notification after a cluster test with a node killed) was
+     * rejected, "Failed to submit a listener notification task"; a channel's deregistration rejected so would keep
+     * Lettuce's read buffer (released in channelUnregistered).
+     */
+    private static final Duration QUIET_PERIOD = Duration.ofMillis(100);
+
+    private final Map<URI, StoreConnection> connections = new LinkedHashMap<>();
+    private final List<AutoCloseable> clients = new ArrayList<>();
     private ClientResources resources;
 
     /**
-     * The connection for {@code zone}'s store, opened on first use. {@code commandTimeout}: Lettuce's own bound on
-     * a command, the longest {@code store-timeout} of the zones on this store (each zone's is kept by Bucket4j).
+     * The connection for a zone's store, opened on first use. {@code zone}: the zone's config key, for messages.
+     * {@code commandTimeout}: Lettuce's own bound on a command, the longest {@code store-timeout} of the zones on
+     * this store (each zone's is kept by the zone).
      */
-    StatefulRedisConnection<byte[], byte[]> connection(RateLimitZoneConfig zone, Duration commandTimeout) {
-        URI uri = zone.store().redis();
-        StatefulRedisConnection<byte[], byte[]> connection = connections.get(uri);
+    StoreConnection connection(String zone, RateLimitZoneConfig.Store store, Duration commandTimeout) {
+        URI uri = store.redis();
+        StoreConnection connection = connections.get(uri);
         if (connection != null) {
             return connection;
         }
         if (resources == null) {
             resources = DefaultClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(1).build();
         }
-        RedisURI redisUri = RedisURI.create(uri.toString()); // also redis-sentinel://, several hosts in one
+        try {
+            connection = store.cluster() ? connectCluster(store, commandTimeout) : connectServer(store, commandTimeout);
+        } catch (RedisException | IllegalArgumentException e) {
+            throw new IllegalStateException(zone + ".store: cannot connect to " + redacted(uri) + " (" + reason(e)
+                    + ")", e);
+        }
+        connections.put(uri, connection);
+        return connection;
+    }
+
+    private StoreConnection connectServer(RateLimitZoneConfig.Store store, Duration commandTimeout) {
+        RedisURI redisUri = RedisURI.create(store.redis().toString()); // also redis-sentinel://, several hosts in one
         redisUri.setTimeout(CONNECT_TIMEOUT); // commands have their own, below
+        if (store.tls()) {
+            redisUri.setVerifyPeer(SslVerifyMode.FULL);
+        }
         RedisClient client = RedisClient.create(resources, redisUri);
         client.setOptions(ClientOptions.builder()
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).build())
                 .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                .sslOptions(ssl(store))
                 .build());
         try {
-            connection = client.connect(ByteArrayCodec.INSTANCE);
-        } catch (RedisException e) {
+            StoreConnection connection = StoreConnection.of(client.connect(ByteArrayCodec.INSTANCE));
+            clients.add(() -> client.shutdownAsync(0, 2, TimeUnit.SECONDS).get(3, TimeUnit.SECONDS));
+            return connection;
+        } catch (RuntimeException e) {
             client.shutdown(0, 2, TimeUnit.SECONDS);
-            throw new IllegalStateException("rate-limits." + zone.name() + ".store: cannot connect to "
-                    + redacted(uri) + " (" + reason(e) + ")", e);
+            throw e;
         }
-        clients.put(uri, client);
-        connections.put(uri, connection);
-        return connection;
+    }
+
+    private StoreConnection connectCluster(RateLimitZoneConfig.Store store, Duration commandTimeout) {
+        RedisClusterClient client = RedisClusterClient.create(resources, seeds(store));
+        client.setOptions(ClusterClientOptions.builder()
+                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                        .enablePeriodicRefresh(TOPOLOGY_REFRESH)
+                        .enableAllAdaptiveRefreshTriggers()
+                        .adaptiveRefreshTriggersTimeout(ADAPTIVE_REFRESH_LIMIT)
+                        .refreshTriggersReconnectAttempts(1)
+                        .build())
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+                .socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).build())
+                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                .sslOptions(ssl(store))
+                .build());
+        try {
+            StatefulRedisClusterConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+            for (RedisClusterNode node : connection.getPartitions()) {
+                if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+                    // opened now, not by the first decision; by address, the key slot routing looks them up by
+                    // (a connection asked for by node id is another one)
+                    connection.getConnection(node.getUri().getHost(), node.getUri().getPort());
+                }
+            }
+            clients.add(() -> client.shutdownAsync(0, 2, TimeUnit.SECONDS).get(3, TimeUnit.SECONDS));
+            return StoreConnection.of(connection);
+        } catch (RuntimeException e) {
+            client.shutdown(0, 2, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    /** The seed nodes of {@code redis-cluster://[[USER]:PASSWORD@]H1:P1,H2:P2...}, with TLS for rediss-cluster. */
+    static List<RedisURI> seeds(RateLimitZoneConfig.Store store) {
+        String authority = store.redis().getRawAuthority();
+        int at = authority.lastIndexOf('@');
+        String user = null;
+        String password = null;
+        if (at >= 0) {
+            String info = authority.substring(0, at);
+            int colon = info.indexOf(':');
+            user = colon < 0 ? null : decode(info.substring(0, colon));
+            password = decode(colon < 0 ? info : info.substring(colon + 1));
+            user = user == null || user.isEmpty() ? null : user;
+        }
+        List<RedisURI> seeds = new ArrayList<>();
+        for (String node : authority.substring(at + 1).split(",")) {
+            int colon = node.lastIndexOf(':');
+            RedisURI.Builder b = RedisURI.builder()
+                    .withHost(node.substring(0, colon))
+                    .withPort(Integer.parseInt(node.substring(colon + 1)))
+                    .withTimeout(CONNECT_TIMEOUT)
+                    .withSsl(store.tls());
+            if (store.tls()) {
+                b.withVerifyPeer(SslVerifyMode.FULL);
+            }
+            if (password != null) {
+                if (user != null) {
+                    b.withAuthentication(user, password);
+                } else {
+                    b.withPassword(password.toCharArray());
+                }
+            }
+            seeds.add(b.build());
+        }
+        return seeds;
+    }
+
+    private static String decode(String text) {
+        return URLDecoder.decode(text, StandardCharsets.UTF_8);
+    }
+
+    /** The JDK's engine; with store-ca, only the certificates in that file are trusted. */
+    private static SslOptions ssl(RateLimitZoneConfig.Store store) {
+        SslOptions.Builder b = SslOptions.builder().jdkSslProvider().handshakeTimeout(CONNECT_TIMEOUT);
+        if (store.ca() != null) {
+            b.trustManager(store.ca().toFile());
+        }
+        return b.build();
     }
 
     /** What went wrong, in the words of the innermost exception that has some. */
-    private static String reason(Throwable e) {
+    static String reason(Throwable e) {
         String reason = e.getClass().getSimpleName();
         for (Throwable t = e; t != null; t = t.getCause()) {
             reason = t.getMessage() != null ? t.getMessage() : reason;
@@ -86,14 +219,32 @@ final class RedisConnections implements AutoCloseable {
                 + (uri.getRawFragment() == null ? "" : "#" + uri.getRawFragment());
     }
 
+    /** Connections, then clients, then resources, each waited for (see the class comment). */
     @Override
     public void close() {
-        connections.values().forEach(StatefulRedisConnection::close);
-        clients.values().forEach(c -> c.shutdown(0, 2, TimeUnit.SECONDS));
+        for (StoreConnection connection : connections.values()) {
+            await(() -> connection.connection().closeAsync().get(2, TimeUnit.SECONDS));
+        }
+        clients.forEach(RedisConnections::await);
         if (resources != null) {
-            resources.shutdown(0, 2, TimeUnit.SECONDS);
+            ClientResources stopping = resources;
+            await(() -> stopping.shutdown(QUIET_PERIOD.toMillis(), 2_000, TimeUnit.MILLISECONDS)
+                    .get(3, TimeUnit.SECONDS));
+            resources = null;
         }
         connections.clear();
         clients.clear();
+    }
+
+    private static void await(AutoCloseable step) {
+        try {
+            step.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // closing anyway: a step that did not finish in time leaves nothing the next one needs
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

@@ -9,13 +9,10 @@ import io.github.bucket4j.distributed.AsyncBucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.AsyncProxyManager;
 import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
-import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.portico.config.RateLimitZoneConfig;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -23,12 +20,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A zone whose buckets live in Redis, one per key, shared by every instance that names the same store: the
@@ -42,29 +34,23 @@ import org.slf4j.LoggerFactory;
  * would have refilled, plus a second, so Redis holds only the clients seen recently.
  */
 final class RedisZoneStore implements SharedZoneStore {
-    private static final Logger log = LoggerFactory.getLogger(RedisZoneStore.class);
-    private static final long FAILURE_LOG_INTERVAL = TimeUnit.SECONDS.toNanos(10);
     private static final long FAILED_RETRY = TimeUnit.SECONDS.toNanos(1);
-    /** Failures in a row after which Redis is not asked for {@link #PAUSE_NANOS} (see {@link #take}). */
-    private static final int FAILURES_TO_PAUSE = 3;
-    private static final long PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final String name;
+    /** {@code portico:rate-limit:{ZONE:}, then the client, then {@link #suffix}: see {@link #redisKey}. */
     private final byte[] prefix;
+    private final byte[] suffix;
     private final AsyncProxyManager<byte[]> buckets;
     private final Supplier<CompletableFuture<BucketConfiguration>> configuration;
     /** Each recent client's bucket proxy, which batches that client's concurrent requests (see the constructor). */
-    private final Cache<ClientKey, AsyncBucketProxy> proxies;
+    private final Cache<ClientKey, Handle> proxies;
     private final long maxWaitNanos;
     private final RateLimitZoneConfig.Failure onFailure;
     /** This instance's own buckets, which decide while Redis cannot ({@code on-store-failure = local}); else null. */
     private final ZoneStore fallback;
     private final NanoClock fallbackClock;
-    private final LongAdder failures = new LongAdder();
-    private final AtomicInteger failuresInARow = new AtomicInteger();
-    /** {@code System.nanoTime()} until which Redis is not asked; a past time when it is. */
-    private volatile long pausedUntil = System.nanoTime();
-    private final AtomicLong lastFailureLog = new AtomicLong(System.nanoTime() - FAILURE_LOG_INTERVAL);
+    /** Failures, and the pause after store-failure-threshold of them in a row. */
+    private final StoreHealth health;
 
     /**
      * {@code clock}: the instances' shared time; tests give a manual one (see {@link RateLimits}). {@code fallback}
@@ -78,17 +64,18 @@ final class RedisZoneStore implements SharedZoneStore {
      * for the clients seen within the zone's forget-after, at most {@code max-clients} of them; a dropped proxy
      * loses nothing (the state is in Redis).
      */
-    RedisZoneStore(RateLimitZoneConfig zone, ZoneShape shape, StatefulRedisConnection<byte[], byte[]> connection,
+    RedisZoneStore(RateLimitZoneConfig zone, ZoneShape shape, StoreConnection connection,
             TimeMeter clock, Executor maintenance, ZoneStore fallback, NanoClock fallbackClock) {
         this.name = zone.name();
-        this.prefix = keyPrefix(zone, shape).getBytes(StandardCharsets.UTF_8);
+        this.prefix = ("portico:rate-limit:{" + zone.name() + ":").getBytes(StandardCharsets.UTF_8);
+        this.suffix = ("}:" + keySettings(zone, shape)).getBytes(StandardCharsets.UTF_8);
         BucketConfiguration config = BucketConfiguration.builder()
                 .addLimit(Bandwidth.builder().capacity(shape.servedAtOnce())
                         .refillGreedy(zone.requests(), zone.per()).build())
                 .build();
         CompletableFuture<BucketConfiguration> ready = CompletableFuture.completedFuture(config);
         this.configuration = () -> ready;
-        this.buckets = Bucket4jLettuce.casBasedBuilder(connection)
+        this.buckets = connection.buckets()
                 .clientClock(clock)
                 .requestTimeout(zone.store().timeout())
                 .expirationAfterWrite(
@@ -102,35 +89,52 @@ final class RedisZoneStore implements SharedZoneStore {
                 .build();
         this.maxWaitNanos = shape.longestWaitNanos();
         this.onFailure = zone.store().onFailure();
+        this.health = new StoreHealth("rate-limits." + zone.name(), zone.store());
         this.fallback = fallback;
         this.fallbackClock = fallbackClock;
     }
 
     /**
-     * After {@value #FAILURES_TO_PAUSE} failures in a row Redis is not asked for a second, and on-store-failure
-     * decides at once: a Redis that hangs (a partition drops packets, a slow command blocks it) would otherwise
-     * cost every request the whole store-timeout. A disconnected Redis fails at once anyway. After the pause the
-     * next requests ask again, and one success ends the count.
+     * A key Redis rejected is answered here, without a round trip, until the time Redis said a request would be
+     * admitted again ({@link Handle#rejectedUntil}): a flood from one client costs Redis one command per wait,
+     * not one per request. Correct because nothing but time makes a rejected key admissible sooner: every
+     * instance's requests in the meantime only charge the bucket (a rejection charges nothing) and refill is
+     * fixed by the rate; the one exception, a charge given back by another instance whose other zone rejected
+     * the same request, can only make this instance stricter than Redis for the rest of the wait, never more
+     * lenient. During {@link StoreHealth}'s pause, on-store-failure decides at once.
      */
     @Override
     public CompletableFuture<Answer> take(ClientKey key) {
-        if (System.nanoTime() - pausedUntil < 0) {
-            failures.increment();
+        Handle handle = proxies.getIfPresent(key);
+        if (handle != null) {
+            long left = handle.rejectedUntil - fallbackClock.nanoTime();
+            if (left > 0) {
+                return CompletableFuture.completedFuture(new Answer(-left, false));
+            }
+        }
+        if (health.paused()) {
+            health.skipped();
             return CompletableFuture.completedFuture(new Answer(decideWithout(key), true));
         }
-        AsyncBucketProxy bucket;
         CompletableFuture<Long> verdict;
+        Handle asked;
         try {
-            bucket = bucket(key);
-            verdict = maxWaitNanos == 0 ? takeNow(bucket) : takeOrReserve(bucket);
+            asked = handle != null ? handle : bucket(key);
+            verdict = maxWaitNanos == 0 ? takeNow(asked.proxy) : takeOrReserve(asked.proxy);
         } catch (RuntimeException e) { // the client refused the command before sending it
             return CompletableFuture.completedFuture(failed(key, e));
         }
+        long askedAt = fallbackClock.nanoTime();
         return verdict.handle((v, failure) -> {
             if (failure != null) {
                 return failed(key, failure);
             }
-            failuresInARow.set(0);
+            health.succeeded();
+            if (v < 0) {
+                // counted from when Redis was asked: its wait counts from its answer, later, so the local
+                // answer ends no later than Redis's own would
+                asked.rejectedUntil = askedAt - v;
+            }
             return new Answer(v, false);
         });
     }
@@ -150,15 +154,34 @@ final class RedisZoneStore implements SharedZoneStore {
     }
 
     /**
-     * {@code portico:rate-limit:ZONE:RATE:CAPACITY:WAIT:}, then the client. Bucket4j keeps a bucket's configuration
-     * with its state in Redis and goes on using it: with the zone's name alone, a rate changed in the configuration
-     * would not apply to a client that stayed busy (its key never expires) until the old state was dropped by hand.
-     * With the arithmetic in the key, changed settings start fresh buckets (full), instances still on the old ones
+     * {@code portico:rate-limit:{ZONE:CLIENT}:RATE:CAPACITY:WAIT}. Bucket4j keeps a bucket's configuration with its
+     * state in Redis and goes on using it: with the zone's name alone, a rate changed in the configuration would
+     * not apply to a client that stayed busy (its key never expires) until the old state was dropped by hand. With
+     * the arithmetic in the key, changed settings start fresh buckets (full), instances still on the old ones
      * during a rolling restart keep theirs, and the old keys expire.
+     *
+     * <p>The braces are a Redis Cluster hash tag: the slot is the hash of {@code ZONE:CLIENT} alone, so every key
+     * of one client in one zone (its bucket under each setting, its limit-conn slots) is on one node, and the
+     * clients of a zone spread over the cluster. Redis takes the tag up to the first {@code }} after the first
+     * {@code {}: a client text holding a brace only narrows the tag, the same for every instance.
      */
-    static String keyPrefix(RateLimitZoneConfig zone, ZoneShape shape) {
-        return "portico:rate-limit:" + zone.name() + ":" + zone.requests() + "r" + zone.per().toSeconds() + "s:"
-                + shape.servedAtOnce() + ":" + TimeUnit.NANOSECONDS.toMillis(shape.longestWaitNanos()) + "ms:";
+    static byte[] redisKey(byte[] prefix, ClientKey key, byte[] suffix) {
+        byte[] text = key.toString().getBytes(StandardCharsets.UTF_8);
+        byte[] redisKey = new byte[prefix.length + text.length + suffix.length];
+        System.arraycopy(prefix, 0, redisKey, 0, prefix.length);
+        System.arraycopy(text, 0, redisKey, prefix.length, text.length);
+        System.arraycopy(suffix, 0, redisKey, prefix.length + text.length, suffix.length);
+        return redisKey;
+    }
+
+    private static String keySettings(RateLimitZoneConfig zone, ZoneShape shape) {
+        return zone.requests() + "r" + zone.per().toSeconds() + "s:" + shape.servedAtOnce() + ":"
+                + TimeUnit.NANOSECONDS.toMillis(shape.longestWaitNanos()) + "ms";
+    }
+
+    /** The Redis key of {@code key}'s bucket (tests: which slot it is in). */
+    byte[] redisKey(ClientKey key) {
+        return redisKey(prefix, key, suffix);
     }
 
     @Override
@@ -170,19 +193,19 @@ final class RedisZoneStore implements SharedZoneStore {
             return;
         }
         try {
-            bucket(key).addTokens(1).whenComplete((v, failure) -> {
+            bucket(key).proxy.addTokens(1).whenComplete((v, failure) -> {
                 if (failure != null) {
-                    logFailure(failure);
+                    health.logFailure(failure);
                 }
             });
         } catch (RuntimeException e) {
-            logFailure(e);
+            health.logFailure(e);
         }
     }
 
     @Override
     public long failures() {
-        return failures.sum();
+        return health.failures();
     }
 
     @Override
@@ -190,25 +213,31 @@ final class RedisZoneStore implements SharedZoneStore {
         return proxies.estimatedSize();
     }
 
-    private AsyncBucketProxy bucket(ClientKey key) {
+    private Handle bucket(ClientKey key) {
         return proxies.get(key, this::newProxy);
     }
 
-    private AsyncBucketProxy newProxy(ClientKey key) {
-        byte[] text = key.toString().getBytes(StandardCharsets.UTF_8);
-        byte[] redisKey = new byte[prefix.length + text.length];
-        System.arraycopy(prefix, 0, redisKey, 0, prefix.length);
-        System.arraycopy(text, 0, redisKey, prefix.length, text.length);
-        return buckets.builder().withOptimization(Optimizations.batching()).build(redisKey, configuration);
+    private Handle newProxy(ClientKey key) {
+        return new Handle(buckets.builder().withOptimization(Optimizations.batching()).build(redisKey(key),
+                configuration), fallbackClock.nanoTime());
+    }
+
+    /**
+     * A recent client's bucket proxy, and until when Redis's last rejection of it holds (on the fallback clock; a
+     * past time when it does not). A race between two answers only stores one of two valid times.
+     */
+    private static final class Handle {
+        final AsyncBucketProxy proxy;
+        volatile long rejectedUntil;
+
+        Handle(AsyncBucketProxy proxy, long now) {
+            this.proxy = proxy;
+            this.rejectedUntil = now;
+        }
     }
 
     private Answer failed(ClientKey key, Throwable failure) {
-        failures.increment();
-        logFailure(failure);
-        if (failuresInARow.incrementAndGet() >= FAILURES_TO_PAUSE) {
-            failuresInARow.set(0);
-            pausedUntil = System.nanoTime() + PAUSE_NANOS;
-        }
+        health.failed(failure);
         return new Answer(decideWithout(key), true);
     }
 
@@ -219,18 +248,6 @@ final class RedisZoneStore implements SharedZoneStore {
             case ALLOW -> 0;
             case REJECT -> -FAILED_RETRY;
         };
-    }
-
-    /** At most one line per 10 s: a Redis that is down fails every request. */
-    private void logFailure(Throwable failure) {
-        long now = System.nanoTime();
-        long last = lastFailureLog.get();
-        if (now - last >= FAILURE_LOG_INTERVAL && lastFailureLog.compareAndSet(last, now)) {
-            Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
-            log.warn("rate-limit zone {}: the Redis store did not decide ({}); on-store-failure = {} decides"
-                    + " ({} such decisions so far)", name, cause.toString(),
-                    onFailure.name().toLowerCase(Locale.ROOT), failures.sum());
-        }
     }
 
     /**

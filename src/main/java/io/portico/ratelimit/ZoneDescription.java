@@ -43,8 +43,18 @@ final class ZoneDescription {
     }
 
     static String of(LimitConnConfig zone) {
-        return String.format(Locale.US, "%s: at most %,d requests in progress per %s, the rest answered %d",
+        String line = String.format(Locale.US, "%s: at most %,d requests in progress per %s, the rest answered %d",
                 zone.name(), zone.max(), zone.key(), zone.status());
+        if (!zone.store().shared()) {
+            return line;
+        }
+        return line + "; counted across instances in Redis at " + RedisConnections.redacted(zone.store().redis())
+                + " (a dead instance's slots freed after " + duration(zone.lease().toNanos()) + "; decided within "
+                + duration(zone.store().timeout().toNanos()) + ", else " + switch (zone.store().onFailure()) {
+                    case LOCAL -> "counted by this instance alone";
+                    case ALLOW -> "allowed";
+                    case REJECT -> "rejected";
+                } + ")";
     }
 
     static String duration(long nanos) {

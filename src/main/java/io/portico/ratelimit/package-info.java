@@ -8,6 +8,8 @@
  *
  * <p>Threading: zones are shared by every event loop and are thread-safe (lock-free per key); a
  * {@link io.portico.ratelimit.RateLimitHandler} belongs to one client channel and runs only on its event loop.
- * Delays never block: a delayed request waits on its event loop's timer.
+ * Delays never block: a delayed request waits on its event loop's timer. Zones kept in Redis (a server, Sentinel
+ * or Redis Cluster) are asked through Lettuce's asynchronous API on its own I/O thread; the answer hops back to the
+ * channel's loop, and nothing waits for Redis on a loop.
  */
 package io.portico.ratelimit;

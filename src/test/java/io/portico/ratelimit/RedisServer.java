@@ -18,19 +18,39 @@ import java.util.concurrent.TimeUnit;
  * started per test JVM on first use and stopped when the JVM exits. Without {@code redis-server} on the PATH the
  * tests that need it are skipped, unless {@code PORTICO_REQUIRE_REDIS=1} (CI sets it) makes that a failure.
  */
-final class RedisServer {
+public final class RedisServer {
     private static RedisServer shared;
 
     private final Process process;
     private final int port;
+    /** The TLS port of {@link #startTls}; 0 otherwise. */
+    private int tlsPort;
 
     private RedisServer(Process process, int port) {
         this.process = process;
         this.port = port;
     }
 
+    /**
+     * A server that also speaks TLS (Debian's redis-server is built with it), with {@code cert} and {@code key}
+     * (PEM) on {@link #tlsPort}; clients need no certificate. The plain port stays for the fixture's PING.
+     */
+    static RedisServer startTls(Path cert, Path key) {
+        int tls = freePort();
+        RedisServer server = start(port -> new String[] {"redis-server", "--port", Integer.toString(port),
+                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning",
+                "--tls-port", Integer.toString(tls), "--tls-cert-file", cert.toString(), "--tls-key-file",
+                key.toString(), "--tls-ca-cert-file", cert.toString(), "--tls-auth-clients", "no"});
+        server.tlsPort = tls;
+        return server;
+    }
+
+    int tlsPort() {
+        return tlsPort;
+    }
+
     /** The JVM's server, started on first use. */
-    static synchronized RedisServer shared() {
+    public static synchronized RedisServer shared() {
         if (shared == null) {
             shared = start();
             RedisServer started = shared;
@@ -40,7 +60,7 @@ final class RedisServer {
     }
 
     /** A server of the caller's own (to stop, as a Redis outage), on a free port. */
-    static RedisServer start() {
+    public static RedisServer start() {
         return start(port -> new String[] {"redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no", "--loglevel", "warning", "--enable-debug-command", "local"});
     }
@@ -85,7 +105,7 @@ final class RedisServer {
         throw new IllegalStateException("redis-server did not start", last);
     }
 
-    String uri() {
+    public String uri() {
         return "redis://127.0.0.1:" + port;
     }
 
@@ -102,7 +122,7 @@ final class RedisServer {
         }
     }
 
-    void stop() {
+    public void stop() {
         process.destroy();
         try {
             if (!process.waitFor(5, TimeUnit.SECONDS)) {

@@ -217,6 +217,43 @@ class SharedZoneTest {
         assertThat(failuresOf(get(port, "/metrics").body(), "z\\d+")).as("Redis decides again").isEqualTo(before);
     }
 
+    @Test
+    void aRejectedClientIsAnsweredWithoutRedisUntilItsWaitEnds() throws Exception {
+        int port = onOwnRedis("rate = 1r/m, burst = 0, nodelay = true, store-timeout = 300ms,"
+                + " on-store-failure = allow");
+        HttpResponse<String> rejected = get(port, "/");
+        assertThat(rejected.statusCode()).as("Redis: the bucket is empty for a minute").isEqualTo(429);
+        ownRedis.freeze(2); // Redis would now cost store-timeout, and on-store-failure = allow would serve
+        long start = System.nanoTime();
+        for (int i = 0; i < 5; i++) {
+            HttpResponse<String> again = get(port, "/");
+            assertThat(again.statusCode()).as("still rejected, answered here").isEqualTo(429);
+            assertThat(Long.parseLong(again.headers().firstValue("Retry-After").orElseThrow())).isBetween(55L, 60L);
+        }
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("no round trip").isLessThan(250);
+        assertThat(failuresOf(get(port, "/metrics").body(), "z\\d+")).as("Redis was not asked").isEqualTo("0");
+    }
+
+    @Test
+    void theFailureThresholdAndPauseAreTheZones() throws Exception {
+        int port = onOwnRedis("rate = 1r/m, burst = 50, nodelay = true, store-timeout = 200ms,"
+                + " store-failure-threshold = 1, store-failure-pause = 3s");
+        ownRedis.freeze(1);
+        List<Long> millis = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            long start = System.nanoTime();
+            assertThat(get(port, "/").statusCode()).isEqualTo(204);
+            millis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        }
+        assertThat(millis.get(0)).as("the first waits for store-timeout").isGreaterThanOrEqualTo(150);
+        assertThat(millis.subList(1, 3)).as("one failure pauses Redis").allMatch(ms -> ms < 150);
+        Thread.sleep(1_500); // Redis awake, but the pause of 3 s is not over
+        String during = failuresOf(get(port, "/metrics").body(), "z\\d+");
+        assertThat(get(port, "/").statusCode()).isEqualTo(204);
+        assertThat(Long.parseLong(failuresOf(get(port, "/metrics").body(), "z\\d+")))
+                .as("still decided without Redis").isEqualTo(Long.parseLong(during) + 1);
+    }
+
     /** The store failures of the zone whose name matches {@code zone} (a regex). */
     private static String failuresOf(String metrics, String zone) {
         return sampleOf(metrics, "portico_rate_limit_store_failures_total", zone);
@@ -246,7 +283,7 @@ class SharedZoneTest {
     void anOutageFailsOpenWithinTheTimeoutAndIsCounted() throws Exception {
         int port =
                 onOwnRedis("rate = 1r/m, burst = 0, nodelay = true, store-timeout = 300ms, on-store-failure = allow");
-        assertThat(get(port, "/").statusCode()).as("the bucket is empty").isEqualTo(429);
+        // the bucket is empty now (not asked: a rejection would be answered here, without Redis, for a minute)
         ownRedis.stop();
         for (int i = 0; i < 3; i++) {
             long start = System.nanoTime();

@@ -38,7 +38,7 @@ enum StoreKind {
             RateLimitZoneConfig shared =
                     Zones.shared(zone, zone.name() + "-" + STORES.incrementAndGet(), RedisServer.shared().uri());
             TimeMeter time = clock.asTimeMeter(true);
-            return new Waited(new RedisZoneStore(shared, ZoneShape.of(shared), connections().connection(shared, shared.store().timeout()), time,
+            return new Waited(new RedisZoneStore(shared, ZoneShape.of(shared), connections().connection("rate-limits." + shared.name(), shared.store(), shared.store().timeout()), time,
                     maintenance, null, clock));
         }
     };

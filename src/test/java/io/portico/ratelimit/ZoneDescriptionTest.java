@@ -49,6 +49,17 @@ class ZoneDescriptionTest {
     }
 
     @Test
+    void aSharedLimitConnZoneSaysWhereItCountsAndItsLease() {
+        LimitConnConfig conn = new LimitConnConfig("perip", "client-ip", 10, 503, 64,
+                new RateLimitZoneConfig.Store(java.net.URI.create("redis-cluster://:secret@r1:7000,r2:7000"),
+                        java.time.Duration.ofMillis(50), RateLimitZoneConfig.Failure.LOCAL),
+                java.time.Duration.ofSeconds(10));
+        assertThat(ZoneDescription.of(conn)).isEqualTo("perip: at most 10 requests in progress per client-ip, the"
+                + " rest answered 503; counted across instances in Redis at redis-cluster://r1:7000,r2:7000 (a dead"
+                + " instance's slots freed after 10 s; decided within 50 ms, else counted by this instance alone)");
+    }
+
+    @Test
     void everyZoneOfAConfigurationGetsALine() {
         LimitConnConfig conn = new LimitConnConfig("perip", "client-ip", 10, 503);
         assertThat(RateLimits.describe(Configs.config(List.of(Zones.nodelay(50, SECOND, 20)), List.of(conn),

@@ -105,7 +105,9 @@ public final class TestCertificates {
         JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(subject,
                 BigInteger.valueOf(SERIAL.incrementAndGet()), Date.from(notBefore), Date.from(notAfter), subject,
                 pair.getPublic());
-        GeneralName[] sans = names.stream().map(n -> new GeneralName(GeneralName.dNSName, n))
+        // an IPv4 literal is an IP address name (a client that connects to 127.0.0.1 checks that), others DNS names
+        GeneralName[] sans = names.stream().map(n -> new GeneralName(
+                        n.matches("\\d+\\.\\d+\\.\\d+\\.\\d+") ? GeneralName.iPAddress : GeneralName.dNSName, n))
                 .toArray(GeneralName[]::new);
         b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(sans));
         String algorithm = type == KeyType.EC ? "SHA256withECDSA" : "SHA256withRSA";
