@@ -1,6 +1,7 @@
 package io.portico.config;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -11,6 +12,7 @@ import java.util.OptionalLong;
  * @param deny client addresses in these CIDRs get 403, even when {@code allow} contains them
  * @param maxBodySize this location's largest request body (nginx's client_max_body_size in a location); empty:
  *     {@code limits.max-body-size}
+ * @param cache the response cache of a proxy location, empty when it has none
  */
 public record LocationConfig(
         Match match,
@@ -20,7 +22,14 @@ public record LocationConfig(
         List<Cidr> allow,
         List<Cidr> deny,
         String origin,
-        OptionalLong maxBodySize) {
+        OptionalLong maxBodySize,
+        Optional<CacheConfig> cache) {
+
+    /** A location without a response cache. */
+    public LocationConfig(Match match, TargetConfig target, List<String> rateLimits, List<String> limitConn,
+            List<Cidr> allow, List<Cidr> deny, String origin, OptionalLong maxBodySize) {
+        this(match, target, rateLimits, limitConn, allow, deny, origin, maxBodySize, Optional.empty());
+    }
 
     /** A location with the global body limit. */
     public LocationConfig(Match match, TargetConfig target, List<String> rateLimits, List<String> limitConn,

@@ -26,7 +26,19 @@ public record PorticoConfig(
         DemoAppConfig demoApp,
         List<HostConfig> hosts,
         Http2Config http2,
-        Duration drainDelay) {
+        Duration drainDelay,
+        Map<String, CacheZoneConfig> caches) {
+
+    /** Without response cache zones. */
+    public PorticoConfig(Path file, Path prefix, List<ListenerConfig> listen, int workers, IoTransport transport,
+            AccessLogConfig accessLog, Duration shutdownTimeout, LimitsConfig limits, StaticConfig staticFiles,
+            List<Cidr> trustedProxies, List<Cidr> allowUnlimited, Map<String, UpstreamConfig> upstreams,
+            Map<String, RateLimitZoneConfig> rateLimits, Map<String, LimitConnConfig> limitConn,
+            List<LocationConfig> locations, DemoAppConfig demoApp, List<HostConfig> hosts,
+            Http2Config http2, Duration drainDelay) {
+        this(file, prefix, listen, workers, transport, accessLog, shutdownTimeout, limits, staticFiles, trustedProxies,
+                allowUnlimited, upstreams, rateLimits, limitConn, locations, demoApp, hosts, http2, drainDelay, Map.of());
+    }
 
     /** Without a drain delay (tests and tools that build a configuration by hand). */
     public PorticoConfig(Path file, Path prefix, List<ListenerConfig> listen, int workers, IoTransport transport,

@@ -113,9 +113,11 @@ public final class PorticoMetrics implements AutoCloseable {
     private final long startMillis = System.currentTimeMillis();
     private final TlsFailureHandler tls = new TlsFailureHandler();
     private volatile MetricSources sources = MetricSources.empty();
+    private volatile java.util.function.Supplier<java.util.Map<String, CacheZoneFigures>> caches = java.util.Map::of;
 
     public PorticoMetrics() {
         SourceFamilies.register(registry, () -> sources, tls);
+        CacheFamilies.register(registry, () -> caches.get());
         // nginx's handled: accepted connections not dropped for a lack of resources. Portico stops accepting at
         // max-connections instead of dropping, so it is always the accepted figure (dashboards built on
         // stub_status expect both).
@@ -168,6 +170,11 @@ public final class PorticoMetrics implements AutoCloseable {
             }
         }
         this.sources = sources;
+    }
+
+    /** Binds the response cache zones of a configuration: their figures become what the cache families read. */
+    public void bindCaches(java.util.function.Supplier<java.util.Map<String, CacheZoneFigures>> zones) {
+        this.caches = zones;
     }
 
     /** The meters of the location labelled {@code label} (its match: {@code = /x}, {@code ~ re}, {@code /prefix}). */

@@ -2,6 +2,7 @@ package io.portico.server;
 
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoopGroup;
+import io.portico.cache.Caches;
 import io.portico.config.LocationConfig;
 import io.portico.config.PorticoConfig;
 import io.portico.config.RateLimitZoneConfig;
@@ -38,12 +39,14 @@ final class Targets implements AutoCloseable {
     private final boolean anyLimits;
     private final PorticoMetrics metrics;
     private final ServerState state;
+    private final Caches caches;
     /** Each location's request meters, by identity: filled while the router is built, read by every request. */
     private final Map<LocationConfig, LocationMeters> locationMeters = new IdentityHashMap<>();
     private final LocationMeters unrouted;
 
     private Targets(StaticFiles staticFiles, Proxies proxies, RateLimits rateLimits, boolean anyLimits,
-            PorticoMetrics metrics, ServerState state) {
+            PorticoMetrics metrics, ServerState state, Caches caches) {
+        this.caches = caches;
         this.staticFiles = staticFiles;
         this.proxies = proxies;
         this.rateLimits = rateLimits;
@@ -73,7 +76,9 @@ final class Targets implements AutoCloseable {
         StaticFiles staticFiles = StaticFiles.create(config.staticFiles());
         metrics.bind(new MetricSources(rateLimits.rateLimitCounters(), dryRun, rateLimits.limitConnCounters(),
                 upstreams, new ConnectionStates(state), staticFiles::cacheFigures), proxies.pools().values());
-        return new Targets(staticFiles, proxies, rateLimits, anyLimits, metrics, state);
+        Caches caches = Caches.create(config.caches());
+        metrics.bindCaches(caches::figures);
+        return new Targets(staticFiles, proxies, rateLimits, anyLimits, metrics, state, caches);
     }
 
     /** The location's responder, behind its allow / deny lists when it has any; its meters are bound here. */
@@ -94,13 +99,13 @@ final class Targets implements AutoCloseable {
             return staticFiles.responder(location, s, proxies::named);
         }
         if (t instanceof TargetConfig.Proxy p) {
-            return proxies.responder(location, p);
+            return caches.responder(location, proxies.responder(location, p));
         }
         if (t instanceof TargetConfig.Metrics) {
             return new MetricsResponder(metrics);
         }
         if (t instanceof TargetConfig.Status) {
-            return new StatusResponder(metrics, state::draining);
+            return caches.admin(new StatusResponder(metrics, state::draining));
         }
         if (t instanceof TargetConfig.Health) {
             return new HealthResponder(state::draining);

@@ -1,0 +1,53 @@
+package io.portico.cache;
+
+import com.github.benmanes.caffeine.cache.Ticker;
+import io.portico.config.CacheConfig;
+import io.portico.config.CacheZoneConfig;
+import io.portico.config.LocationConfig;
+import io.portico.metrics.CacheZoneFigures;
+import io.portico.proxy.ProxyResponder;
+import io.portico.route.Responder;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The response cache of a configuration: its zones, built once, and the one factory the server calls for the
+ * responders that use them: a proxy location behind its cache, and the status location with the purge.
+ */
+public final class Caches {
+    private final Map<String, CacheZone> zones;
+
+    private Caches(Map<String, CacheZone> zones) {
+        this.zones = zones;
+    }
+
+    public static Caches create(Map<String, CacheZoneConfig> configs) {
+        Map<String, CacheZone> zones = new LinkedHashMap<>();
+        configs.values().stream().sorted((a, b) -> a.name().compareTo(b.name()))
+                .forEach(c -> zones.put(c.name(), new CacheZone(c, Ticker.systemTicker())));
+        return new Caches(Map.copyOf(zones));
+    }
+
+    /** {@code proxy} behind the location's cache, or {@code proxy} itself when the location has none. */
+    public Responder responder(LocationConfig location, ProxyResponder proxy) {
+        if (location.cache().isEmpty()) {
+            return proxy;
+        }
+        CacheConfig c = location.cache().get();
+        return new CachingResponder(c, zones.get(c.zone()), proxy, System::nanoTime);
+    }
+
+    /** The status location's responder with the purge in front, or {@code status} when there is no zone. */
+    public Responder admin(Responder status) {
+        return zones.isEmpty() ? status : new PurgeResponder(zones, status);
+    }
+
+    /** Each zone's figures now, by name (metrics, at scrape time). */
+    public Map<String, CacheZoneFigures> figures() {
+        Map<String, CacheZoneFigures> out = new LinkedHashMap<>();
+        zones.forEach((name, z) -> out.put(name, new CacheZoneFigures(z.hits.sum(), z.misses.sum(), z.stale.sum(),
+                z.updating.sum(), z.bypass.sum(), z.coalesced.sum(), z.stored.sum(), z.evictions.sum(),
+                z.weightedSize(), z.entryCount())));
+        return out;
+    }
+}
