@@ -119,7 +119,7 @@ class CompareCommandTest {
         Map<String, Object> json = (Map<String, Object>) MiniJson.parse(Files.readString(dir.resolve("r.json")));
         assertThat(json).containsEntry("report", "compare");
         List<Map<String, Object>> scenarios = (List<Map<String, Object>>) json.get("scenarios");
-        assertThat(scenarios).hasSize(6);
+        assertThat(scenarios).hasSize(7);
         assertThat(scenarios).allSatisfy(sc -> {
             assertThat(sc).containsKeys("name", "ratios_b_over_a", "a", "b", "notes", "assertions");
             assertThat((List<Object>) sc.get("assertions")).hasSize(1);
@@ -140,11 +140,13 @@ class CompareCommandTest {
         assertThat((String) overTls.get("protocol")).startsWith("HTTP/1.1 over TLSv1.");
         assertThat(((Number) ((Map<String, Object>) overTls.get("handshake_ms")).get("connections")).longValue())
                 .isPositive();
+        Map<String, Object> micro = scenarios.get(6);
+        assertThat((String) micro.get("name")).isEqualTo("micro-cache: app /hello/bench direct vs Portico with a 1 s cache");
         String html = Files.readString(dir.resolve("r.html"));
         HtmlPage page = HtmlPage.parse(html);
         page.assertEveryChartHasDataAndRoundTicksFromZero();
-        assertThat(page.all("section")).hasSize(6);
-        assertThat(page.all("svg")).hasSize(18);
+        assertThat(page.all("section")).hasSize(7);
+        assertThat(page.all("svg")).hasSize(21);
         assertThat(html).contains("<th>scenario</th><th>result</th><th>assertions</th>");
     }
 
