@@ -44,6 +44,22 @@ class CacheConfigTest {
     }
 
     @Test
+    void checkPrintsTheCacheAndItsDumpReadsBackTheSame() throws Exception {
+        PorticoConfig c = ConfigLoader.parse("portico {\n" + UPSTREAM + """
+                caches { pages { max-size = 256m } }
+                locations = [{ path = "/", proxy = app, cache { zone = pages, valid = { 200 = 1s, any = 5s },
+                  use-stale = [updating, error], bypass = ["$cookie_session"] } }]
+                }""", "x.conf", prefix);
+        String dump = ConfigDump.render(c);
+        assertThat(dump).contains("caches {", "max-size = 268435456", "zone = pages",
+                "valid = { 200 = 1s, any = 5s }", "use-stale = [\"error\", \"updating\"]",
+                "bypass = [\"$cookie_session\"]", "lock-timeout = 5s");
+        Path again = prefix.resolve("again.conf");
+        java.nio.file.Files.writeString(again, dump);
+        assertThat(ConfigDump.render(ConfigLoader.load(again, java.util.Optional.of(prefix)))).isEqualTo(dump);
+    }
+
+    @Test
     void defaultsComeFromReferenceConf() throws Exception {
         PorticoConfig c = ConfigLoader.parse("portico {\n" + UPSTREAM
                 + "caches { pages {} }\nlocations = [{ path = \"/\", proxy = app, cache { zone = pages } }]\n}",
