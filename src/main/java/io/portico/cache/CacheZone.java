@@ -65,6 +65,11 @@ final class CacheZone {
         return s instanceof VaryNames v ? base + variant(v.names(), request) : base;
     }
 
+    /** What {@code base} holds: a response, the names its responses vary on, or null. One lookup for a hit. */
+    Stored stored(String base) {
+        return entries.getIfPresent(base);
+    }
+
     static String variant(List<String> names, HttpHeaders request) {
         StringBuilder b = new StringBuilder();
         for (String n : names) {

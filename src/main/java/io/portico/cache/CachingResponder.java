@@ -67,9 +67,16 @@ final class CachingResponder implements Responder {
             return proxy.open(client, fillRequest(request),
                     new FillTap(this, client, request, base, base, null, null, store, "BYPASS", false));
         }
-        String key = zone.variantKey(base, request.headers());
+        Stored stored = zone.stored(base);
+        String key = base;
+        CachedResponse entry;
+        if (stored instanceof VaryNames vary) {
+            key = base + CacheZone.variant(vary.names(), request.headers());
+            entry = zone.response(key);
+        } else {
+            entry = stored instanceof CachedResponse r ? r : null;
+        }
         long now = nanoTime();
-        CachedResponse entry = zone.response(key);
         if (entry != null && entry.fresh(now)) {
             zone.hits.increment();
             CachedAnswer.write(client, request, entry, "HIT", proxy, now);
