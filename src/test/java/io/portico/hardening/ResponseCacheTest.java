@@ -175,6 +175,17 @@ class ResponseCacheTest {
     }
 
     @Test
+    void withoutHonorCacheControlValidDecidesButPrivateStillNeverStores() throws Exception {
+        start("honor-cache-control = false");
+        upstream.behave(answer("Cache-Control: max-age=0, no-cache\r\n", "micro"));
+        get("/ignored");
+        assertThat(get("/ignored").header("x-cache")).isEqualTo("HIT");
+        upstream.behave(answer("Cache-Control: private, max-age=60\r\n", "mine"));
+        get("/private");
+        assertThat(get("/private").header("x-cache")).isEqualTo("MISS");
+    }
+
+    @Test
     void conditionalRequestsAreAnswered304FromTheEntry() throws Exception {
         start("");
         upstream.behave(answer("ETag: \"v1\"\r\nLast-Modified: Tue, 01 Dec 2026 10:00:00 GMT\r\n", "body"));
