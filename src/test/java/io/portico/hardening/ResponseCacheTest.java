@@ -338,6 +338,44 @@ class ResponseCacheTest {
         assertThat(upstreamRequests()).isEqualTo(2);
     }
 
+    @Test
+    void whenTheFirstClientGoesAwayItsUpstreamResponseStillFillsTheEntryForTheWaiters() throws Exception {
+        start("lock-timeout = 30s", "read-timeout = 10s", "");
+        CountDownLatch release = new CountDownLatch(1);
+        upstream.behave((c, r) -> {
+            int n = upstream.requests().size();
+            if (n == 1) {
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            answer("", "n" + n).answer(c, r);
+        });
+        RawHttp waiter = null;
+        try {
+            try (RawHttp first = new RawHttp(port)) {
+                first.send("GET /leader HTTP/1.1\r\nHost: x\r\n\r\n");
+                await().until(() -> upstreamRequests() == 1);
+                waiter = new RawHttp(port);
+                waiter.setTimeout(5_000);
+                waiter.send("GET /leader HTTP/1.1\r\nHost: x\r\n\r\n");
+                await().until(() -> metric("portico_cache_requests_total", "result=\"coalesced\"") == 1);
+            } // the first client leaves while its request is upstream
+            release.countDown();
+            Response r = waiter.read();
+            assertThat(r.header("x-cache")).isEqualTo("HIT");
+            assertThat(r.text()).isEqualTo("n1");
+            assertThat(upstreamRequests()).isEqualTo(1);
+        } finally {
+            release.countDown();
+            if (waiter != null) {
+                waiter.close();
+            }
+        }
+    }
+
     /** The entry's lifetime has to pass: time itself is what these tests are about. */
     private static void outlive(Duration lifetime) {
         await().pollDelay(lifetime.plusMillis(100)).atMost(lifetime.plusSeconds(5)).until(() -> true);
