@@ -21,6 +21,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -170,6 +171,11 @@ public final class PorticoMetrics implements AutoCloseable {
             }
         }
         this.sources = sources;
+    }
+
+    /** The response cache zones' figures now (the status page). */
+    Map<String, CacheZoneFigures> cacheFigures() {
+        return caches.get();
     }
 
     /** Binds the response cache zones of a configuration: their figures become what the cache families read. */

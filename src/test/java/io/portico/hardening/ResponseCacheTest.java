@@ -471,7 +471,10 @@ class ResponseCacheTest {
         assertThat(get("/q/1").header("x-cache")).isEqualTo("MISS");
         assertThat(request("PURGE", "/status").status()).isEqualTo(400);
         assertThat(request("PURGE", "/status?zone=nope&key=x").status()).isEqualTo(404);
-        assertThat(get("/status?format=json").status()).as("the status page still answers").isEqualTo(200);
+        Response status = get("/status?format=json");
+        assertThat(status.status()).as("the status page still answers").isEqualTo(200);
+        assertThat(status.text()).contains("\"caches\":{\"pages\":{\"hits\":1,\"misses\":5,");
+        assertThat(get("/status").text()).contains("<h2>Response caches</h2>");
     }
 
     @Test
