@@ -409,7 +409,7 @@ class ResponseCacheTest {
     }
 
     @Test
-    void aStaleEntryStandsInForA500AndForAnUpstreamThatResets() throws Exception {
+    void aStaleEntryStandsInForA500AnUpstreamThatResetsAndOneThatRefuses() throws Exception {
         start("valid = { 200 = 300ms }, use-stale = [error, http_500]");
         upstream.behave(answer("", "good"));
         get("/e");
@@ -424,6 +424,10 @@ class ResponseCacheTest {
         assertThat(onReset.status()).isEqualTo(200);
         assertThat(onReset.header("x-cache")).isEqualTo("STALE");
         assertThat(onReset.text()).isEqualTo("good");
+        upstream.close(); // the app is down: connections refused
+        Response onRefused = get("/e");
+        assertThat(onRefused.status()).isEqualTo(200);
+        assertThat(onRefused.header("x-cache")).isEqualTo("STALE");
         // Without a stale copy the error goes to the client as before.
         assertThat(get("/never-stored").status()).isEqualTo(502);
     }
