@@ -118,6 +118,14 @@ public record BenchOptions(
                 connectTimeout, rate, sourceIps, threads, insecure, h2, streams);
     }
 
+    /** These options with one more request header (the compression scenario's Accept-Encoding). */
+    public BenchOptions withHeader(String name, String value) {
+        List<Map.Entry<String, String>> h = new java.util.ArrayList<>(headers);
+        h.add(Map.entry(name, value));
+        return new BenchOptions(targets, connections, requests, repetitions, duration, keepAlive, h, warmup, timeout,
+                connectTimeout, rate, sourceIps, threads, insecure, h2, streams);
+    }
+
     public BenchOptions withLoad(int c, double r, Duration d) {
         return new BenchOptions(targets, c, 0, 0, d, keepAlive, headers, warmup, timeout, connectTimeout, r,
                 sourceIps, threads, insecure, h2, streams);

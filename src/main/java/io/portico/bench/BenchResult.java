@@ -69,6 +69,11 @@ public record BenchResult(
         return attempts == 0 ? 0 : 100.0 * tally.errors() / attempts;
     }
 
+    /** Body bytes per response received, as framed on the wire (a compressed body counts compressed). */
+    public double bytesPerResponse() {
+        return tally.responses() == 0 ? 0 : (double) tally.bytes() / tally.responses();
+    }
+
     public double megabytes() {
         return tally.bytes() / (1024.0 * 1024.0);
     }

@@ -64,8 +64,11 @@ public final class BuiltInScenarios {
                   rate-limits { perclient { rate = 100r/s, burst = 20, nodelay = true } }
                   caches { micro { max-size = 16m } }
                   locations = [
-                    { path = "/static/", alias = "%s/" }
+                    { path = "/static/", alias = "%3$s/" }
                     { path = "/hello/", proxy = app, cache { zone = micro, valid = { 200 = 1s } } }
+                    { path = "/gz/", alias = "%3$s/", compression { enabled = true, codings = [gzip], gzip-level = 5 } }
+                    { path = "/gzapp/", proxy = "http://127.0.0.1:%2$d/files/",
+                      compression { enabled = true, codings = [gzip], gzip-level = 5 } }
                     { path = "/limited/", proxy = app, rate-limit = perclient }
                     { path = "/", proxy = app }
                   ]
@@ -127,13 +130,23 @@ public final class BuiltInScenarios {
         }
     }
 
+    /** The names {@link #run(java.util.Set)} takes, in the order the scenarios run. */
+    public static final List<String> NAMES =
+            List.of("static", "proxy", "block", "tls", "slow-clients", "flood", "compression", "micro-cache");
+
     /** Runs every scenario. Child processes are gone when this returns or throws. */
     public List<Scenario> run() throws IOException, InterruptedException {
+        return run(java.util.Set.copyOf(NAMES));
+    }
+
+    /** Runs the scenarios named in {@code only} (of {@link #NAMES}). Child processes are gone when this returns. */
+    public List<Scenario> run(java.util.Set<String> only) throws IOException, InterruptedException {
         int app = freePort();
         int portico = freePort();
         int porticoTls = freePort();
         Path staticDir = Files.createDirectories(workDir.resolve("static"));
         Files.write(staticDir.resolve("x"), new byte[4096]);
+        Files.writeString(staticDir.resolve("page.html"), htmlPage(20 * 1024));
         Path conf = workDir.resolve("portico.conf");
         Path[] certAndKey = selfSigned(workDir);
         Files.writeString(conf, porticoConf(portico, app, staticDir, porticoTls, certAndKey[0], certAndKey[1]));
@@ -155,26 +168,52 @@ public final class BuiltInScenarios {
             servers = List.of(appProcess.processId(), porticoProcess.processId());
             List<String> shared = List.of(SharedMachine.builtIn(cores));
             List<Scenario> rows = new ArrayList<>();
-            rows.add(compared("static file: app /files/x vs Portico /static/x", base, direct + "/files/x",
-                    proxied + "/static/x", shared, CompareMetric.THROUGHPUT, CompareMetric.P99));
-            rows.add(compared("/ direct vs proxied", base, direct + "/", proxied + "/",
-                    List.of(SharedMachine.builtIn(cores), SharedMachine.proxied(cores)),
-                    CompareMetric.THROUGHPUT, CompareMetric.P99));
-            rows.add(compared("/block?ms=100, 200 clients, direct vs proxied", base.withLoad(200, 0,
-                    base.duration()), direct + "/block?ms=100", proxied + "/block?ms=100", shared,
-                    CompareMetric.AVAILABILITY, CompareMetric.P99, CompareMetric.THROUGHPUT));
-            rows.add(compared("TLS at the front: app /files/x over HTTP vs Portico /static/x over HTTPS",
-                    base.withInsecure(), direct + "/files/x", "https://127.0.0.1:" + porticoTls + "/static/x",
-                    shared, CompareMetric.THROUGHPUT, CompareMetric.P99));
-            rows.add(scenario("others' latency with 50 slow clients holding connections, direct vs proxied",
-                    slowClients(app, portico), shared, CompareMetric.P99, CompareMetric.AVAILABILITY,
-                    CompareMetric.THROUGHPUT));
-            rows.add(scenario("others' latency while one client floods at 10x its limit (A: no limit, B: limited)",
-                    flood(proxied), shared, CompareMetric.P99, CompareMetric.P50, CompareMetric.AVAILABILITY));
-            // The gain a front tier gives a slow app: the page rendered once a second, not once per request.
-            rows.add(compared("micro-cache: app /hello/bench direct vs Portico with a 1 s cache", base,
-                    direct + "/hello/bench", proxied + "/hello/bench", shared, CompareMetric.THROUGHPUT,
-                    CompareMetric.P99));
+            if (only.contains("static")) {
+                rows.add(compared("static file: app /files/x vs Portico /static/x", base, direct + "/files/x",
+                        proxied + "/static/x", shared, CompareMetric.THROUGHPUT, CompareMetric.P99));
+            }
+            if (only.contains("proxy")) {
+                rows.add(compared("/ direct vs proxied", base, direct + "/", proxied + "/",
+                        List.of(SharedMachine.builtIn(cores), SharedMachine.proxied(cores)),
+                        CompareMetric.THROUGHPUT, CompareMetric.P99));
+            }
+            if (only.contains("block")) {
+                rows.add(compared("/block?ms=100, 200 clients, direct vs proxied", base.withLoad(200, 0,
+                        base.duration()), direct + "/block?ms=100", proxied + "/block?ms=100", shared,
+                        CompareMetric.AVAILABILITY, CompareMetric.P99, CompareMetric.THROUGHPUT));
+            }
+            if (only.contains("tls")) {
+                rows.add(compared("TLS at the front: app /files/x over HTTP vs Portico /static/x over HTTPS",
+                        base.withInsecure(), direct + "/files/x", "https://127.0.0.1:" + porticoTls + "/static/x",
+                        shared, CompareMetric.THROUGHPUT, CompareMetric.P99));
+            }
+            if (only.contains("slow-clients")) {
+                rows.add(scenario("others' latency with 50 slow clients holding connections, direct vs proxied",
+                        slowClients(app, portico), shared, CompareMetric.P99, CompareMetric.AVAILABILITY,
+                        CompareMetric.THROUGHPUT));
+            }
+            if (only.contains("flood")) {
+                rows.add(scenario("others' latency while one client floods at 10x its limit (A: no limit, B: limited)",
+                        flood(proxied), shared, CompareMetric.P99, CompareMetric.P50, CompareMetric.AVAILABILITY));
+            }
+            if (only.contains("compression")) {
+                // Both sides send Accept-Encoding: gzip; A's location does not compress, B's does (gzip level 5,
+                // nginx's gzip_comp_level 5). A static page is compressed once and kept in the file cache; the
+                // app's is compressed on every response, as nginx compresses a proxied one.
+                BenchOptions gzip = base.withHeader("Accept-Encoding", "gzip");
+                rows.add(compared("compression: 20 KB HTML page, static, identity vs gzip", gzip,
+                        proxied + "/static/page.html", proxied + "/gz/page.html", shared, "identity", "gzip",
+                        CompareMetric.THROUGHPUT, CompareMetric.BYTES, CompareMetric.P99));
+                rows.add(compared("compression: 20 KB HTML page from the app, proxied identity vs gzip", gzip,
+                        proxied + "/files/page.html", proxied + "/gzapp/page.html", shared, "identity", "gzip",
+                        CompareMetric.THROUGHPUT, CompareMetric.BYTES, CompareMetric.P99));
+            }
+            if (only.contains("micro-cache")) {
+                // The gain a front tier gives a slow app: the page rendered once a second, not once per request.
+                rows.add(compared("micro-cache: app /hello/bench direct vs Portico with a 1 s cache", base,
+                        direct + "/hello/bench", proxied + "/hello/bench", shared, CompareMetric.THROUGHPUT,
+                        CompareMetric.P99));
+            }
             return rows;
         }
     }
@@ -190,16 +229,44 @@ public final class BuiltInScenarios {
     /** A direct-vs-proxied comparison, with what each server process spent per response on each side. */
     private Scenario compared(String name, BenchOptions options, String a, String b, List<String> notes,
             CompareMetric... metrics) throws InterruptedException {
+        return compared(name, options, a, b, notes, "direct", "proxied", metrics);
+    }
+
+    private Scenario compared(String name, BenchOptions options, String a, String b, List<String> notes,
+            String nameA, String nameB, CompareMetric... metrics) throws InterruptedException {
         ServerCpu cpu = new ServerCpu(List.of("demo app", "Portico"), servers.get(0), servers.get(1));
         CompareResult result = new CompareRun(options, RequestTarget.of(a, "GET", null),
                 RequestTarget.of(b, "GET", null), rounds, loops, null, notices).observedBy(cpu)
-                .run("direct", "proxied");
+                .run(nameA, nameB);
         List<String> all = new ArrayList<>(notes);
         String note = cpu.note(result);
         if (note != null) {
             all.add(note);
         }
         return scenario(name, result, all, metrics);
+    }
+
+    /**
+     * An HTML page of about {@code size} bytes that compresses as a real one does (markup repeated with varying
+     * text: gzip -5 makes it about a fifth), the same every run.
+     */
+    static String htmlPage(int size) {
+        java.util.Random random = new java.util.Random(20);
+        String[] words = {"portico", "front", "tier", "static", "proxy", "upstream", "cache", "gzip", "page",
+            "request", "response", "header", "body", "stream", "event", "loop"};
+        StringBuilder sb = new StringBuilder("<!doctype html>\n<html><head><title>Portico</title>"
+                + "<link rel=\"stylesheet\" href=\"/static/site.css\"></head>\n<body>\n<ul class=\"items\">\n");
+        int item = 0;
+        while (sb.length() < size - 40) {
+            sb.append("<li class=\"item\" id=\"item-").append(item++).append("\"><a href=\"/items/")
+                    .append(random.nextInt(100_000)).append("\">");
+            for (int w = 0; w < 6; w++) {
+                sb.append(words[random.nextInt(words.length)]).append(' ');
+            }
+            sb.append("</a> <span class=\"price\">").append(random.nextInt(10_000) / 100.0).append("</span></li>\n");
+        }
+        sb.append("</ul>\n</body></html>\n");
+        return sb.toString();
     }
 
     /** Others send 50 req/s to / while 50 clients trickle never-ending headers at the same server. */

@@ -11,7 +11,9 @@ public enum CompareMetric {
     P999("p999", "p99.9 (ms)", r -> r.latencyMs(99.9)),
     MAX("max", "max (ms)", BenchResult::maxMs),
     AVAILABILITY("availability", "availability (%)", BenchResult::availabilityPercent),
-    ERRORS("errors", "errors (%)", BenchResult::errorPercent);
+    ERRORS("errors", "errors (%)", BenchResult::errorPercent),
+    /** Body bytes per response as they came over the wire (compressed when compressed): the compression scenario's. */
+    BYTES("bytes", "body bytes/response", BenchResult::bytesPerResponse);
 
     private final String key;
     private final String label;
@@ -37,10 +39,6 @@ public enum CompareMetric {
             }
         }
         return null;
-    }
-
-    static String keys() {
-        return String.join(" ", java.util.Arrays.stream(values()).map(CompareMetric::key).toList());
     }
 
     /** True for a latency, whose value {@link TextReport#duration} prints with a unit that fits. */

@@ -58,6 +58,10 @@ final class CompareCommand implements Callable<Integer> {
     @Option(names = "--rounds", paramLabel = "N", defaultValue = "3", description = "Rounds (A B A B ...), default 3.")
     int rounds;
 
+    @Option(names = "--scenario", paramLabel = "NAME", description = "Built-in scenarios only: run these (repeatable;"
+            + " static, proxy, block, tls, slow-clients, flood, compression, micro-cache); default all.")
+    List<String> only = new ArrayList<>();
+
     @Option(names = "--json", paramLabel = "FILE|-", description = "Write both runs and the ratios as JSON.")
     String json;
 
@@ -78,6 +82,14 @@ final class CompareCommand implements Callable<Integer> {
                     : "--a and --b: only one given (expected: both, or neither for the built-in scenarios)"));
             err.flush();
             return BenchCommand.USAGE;
+        }
+        for (String name : only) {
+            if (!BuiltInScenarios.NAMES.contains(name) || a != null) {
+                err.println("portico bench compare: --scenario " + name + " (expected: without --a/--b, one of "
+                        + String.join(", ", BuiltInScenarios.NAMES) + ")");
+                err.flush();
+                return BenchCommand.USAGE;
+            }
         }
         BenchOptions options;
         Transport transport;
@@ -104,7 +116,8 @@ final class CompareCommand implements Callable<Integer> {
             if (a == null) {
                 Path dir = Files.createTempDirectory("portico-bench-");
                 for (Scenario s : new BuiltInScenarios(options, rounds, BuiltInScenarios.javaPrefix(), MAIN_CLASS, dir,
-                        loops, err).run()) {
+                        loops, err).run(only.isEmpty() ? java.util.Set.copyOf(BuiltInScenarios.NAMES)
+                                : java.util.Set.copyOf(only))) {
                     scenarios.add(s.checked(checks));
                 }
                 report.print(BuiltInScenarios.table(scenarios));

@@ -16,7 +16,7 @@ public final class ConfigDump {
     public static String render(PorticoConfig c) {
         ConfigDump d = new ConfigDump();
         d.open("portico");
-        if (c.listen().stream().noneMatch(l -> l.secure() || l.http2())) {
+        if (c.listen().stream().noneMatch(l -> l.secure() || l.http2() || l.proxyProtocol().isPresent())) {
             d.kv("listen", list(c.listen().stream().map(l -> l.address().toString()).toList()));
         } else {
             d.line("listen = [");
@@ -130,7 +130,7 @@ public final class ConfigDump {
     }
 
     private void listener(ListenerConfig l) {
-        if (l.tls().isEmpty() && !l.http2()) {
+        if (l.tls().isEmpty() && !l.http2() && l.proxyProtocol().isEmpty()) {
             line(str(l.address().toString()));
             return;
         }
@@ -138,6 +138,12 @@ public final class ConfigDump {
         depth++;
         kv("address", str(l.address().toString()));
         kv("http2", l.http2() ? "on" : "off");
+        if (l.proxyProtocol().isPresent()) {
+            ProxyProtocolConfig p = l.proxyProtocol().get();
+            kv("proxy-protocol", "true");
+            kv("trusted", list(p.trusted().stream().map(Cidr::toString).toList()));
+            kv("proxy-protocol-timeout", dur(p.timeout()));
+        }
         if (l.tls().isEmpty()) {
             depth--;
             line("}");

@@ -101,7 +101,34 @@ final class ListenerReader {
             return Optional.empty();
         }
         boolean speaksHttp2 = http2 == ListenerConfig.Http2.ON || (http2 == ListenerConfig.Http2.AUTO && tls.isPresent());
-        return address.map(a -> new ListenerConfig(a, tls, speaksHttp2));
+        Optional<ProxyProtocolConfig> proxyProtocol = proxyProtocol(n);
+        return address.map(a -> new ListenerConfig(a, tls, speaksHttp2, proxyProtocol));
+    }
+
+    /**
+     * {@code proxy-protocol = true} needs {@code trusted}: nginx and HAProxy take a PROXY header from any peer and
+     * leave the firewall to keep clients out, but a client that reaches such a port names any address it likes
+     * and walks past every per-client limit and access rule. Accepting any peer is still possible, by saying so
+     * ({@code ["0.0.0.0/0", "::/0"]}).
+     */
+    private static Optional<ProxyProtocolConfig> proxyProtocol(Node n) {
+        boolean on = n.bool("proxy-protocol");
+        List<Cidr> trusted = ConfigLoader.readCidrs(n, "trusted");
+        Duration timeout = n.duration("proxy-protocol-timeout", Duration.ofMillis(1));
+        if (!on) {
+            if (n.userSet("trusted")) {
+                n.problem("trusted", "applies only with proxy-protocol = true (expected: proxy-protocol = true beside"
+                        + " it; the proxies whose X-Forwarded-For is believed are the top level's trusted-proxies)");
+            }
+            return Optional.empty();
+        }
+        if (n.strings("trusted").isEmpty()) {
+            n.problem("proxy-protocol", "true without trusted: any client could name any address in a PROXY header"
+                    + " (expected: trusted = the balancers' CIDRs, e.g. [\"10.0.0.0/8\"], or [\"0.0.0.0/0\", \"::/0\"]"
+                    + " to take it from anyone, as nginx does)");
+            return Optional.empty();
+        }
+        return Optional.of(new ProxyProtocolConfig(trusted, timeout));
     }
 
     private TlsConfig tls(Node t) {

@@ -105,13 +105,14 @@ final class LocationReader {
         known.add("cache");
         known.addAll(MATCHES);
         known.addAll(TARGETS);
+        CompressionConfig compression = CompressionReader.read(n);
         n.finish(known, kindOf(targetKeys));
         if (match == null || target == null) {
             return Optional.empty();
         }
         String origin = n.origin().description();
-        return Optional.of(
-                new LocationConfig(match, target, rateLimits, limitConn, allow, deny, origin, maxBodySize, cache));
+        return Optional.of(new LocationConfig(
+                match, target, rateLimits, limitConn, allow, deny, origin, maxBodySize, compression, cache));
     }
 
     /**

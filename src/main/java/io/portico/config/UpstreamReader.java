@@ -85,6 +85,12 @@ final class UpstreamReader {
                 n.enumValue("balance", UpstreamConfig.Balance.class, UpstreamConfig.Balance.ROUND_ROBIN);
         String hashKey = n.string("hash-key");
         int keepalive = n.integer("keepalive", 0, 100_000);
+        if (protocol == UpstreamProtocol.FASTCGI && !n.userSet("keepalive")) {
+            // A PHP-FPM child serves one connection until it closes, so a pooled idle connection holds a child: with
+            // the HTTP default (32 per loop) two event loops' idle connections can hold every child while a third
+            // connection waits for a 504. nginx's default is fastcgi_keep_conn off; so is ours unless the pool asks.
+            keepalive = 0;
+        }
         Duration keepaliveTimeout = n.duration("keepalive-timeout", Duration.ZERO);
         int maxConnections = n.integer("max-connections", 0, Integer.MAX_VALUE);
         int maxQueue = n.integer("max-queue", 0, Integer.MAX_VALUE);

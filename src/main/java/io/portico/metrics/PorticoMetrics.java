@@ -113,6 +113,7 @@ public final class PorticoMetrics implements AutoCloseable {
     private final RequestRate rate = new RequestRate(requestsTotal::sum, System::nanoTime);
     private final long startMillis = System.currentTimeMillis();
     private final TlsFailureHandler tls = new TlsFailureHandler();
+    private final ProtocolMeters protocols = new ProtocolMeters(registry);
     private volatile MetricSources sources = MetricSources.empty();
     private volatile java.util.function.Supplier<java.util.Map<String, CacheZoneFigures>> caches = java.util.Map::of;
 
@@ -193,6 +194,11 @@ public final class PorticoMetrics implements AutoCloseable {
     /** A client connection was accepted. */
     public void connectionAccepted() {
         accepted.inc();
+    }
+
+    /** Client connections and HTTP/2 streams by protocol, counted as each begins and ends. */
+    public ProtocolMeters protocols() {
+        return protocols;
     }
 
     /** The handler of every TLS listener of this server: it closes failed handshakes and counts them. */

@@ -21,7 +21,8 @@ final class DirectiveTable {
         mapped("listen", "`listen`: an address string, or `{ address, tls { ... } }` with `ssl`; `[::]:P` beside"
                 + " `0.0.0.0:P` becomes `*:P`; `http2` is the listener's `http2 = on` (a TLS listener without it"
                 + " `http2 = off`); a server's addresses are its host's `listen` where servers listen on different"
-                + " sets; `quic` and `proxy_protocol` (issue 29) are not mapped");
+                + " sets; `proxy_protocol` is the listener's `proxy-protocol = true` with `trusted` from"
+                + " `set_real_ip_from` (every address without it, reported); `quic` is not mapped");
         mapped("http2", "the listener's `http2` (`on`, or `off` where no server there says `on`; Portico's is per"
                 + " listener, so TLS servers of one address that differ are reported)");
         mapped("http2_max_concurrent_streams", "`http2.max-concurrent-streams`");
@@ -77,8 +78,10 @@ final class DirectiveTable {
         mapped("client_body_timeout", "`limits.client-body-timeout`");
         mapped("send_timeout", "`limits.send-timeout`");
         mapped("keepalive_requests", "`limits.keepalive-requests`");
-        mapped("set_real_ip_from", "`trusted-proxies` (Portico behaves as `real_ip_recursive on`)");
-        mapped("real_ip_header", "nothing to write for X-Forwarded-For (the header Portico reads)");
+        mapped("set_real_ip_from", "`trusted-proxies` (Portico behaves as `real_ip_recursive on`); the `trusted` of"
+                + " `proxy_protocol` listeners (with `real_ip_header proxy_protocol`, only that)");
+        mapped("real_ip_header", "nothing to write for X-Forwarded-For (the header Portico reads), nor for"
+                + " `proxy_protocol` (a PROXY listener's client is the header's)");
         mapped("real_ip_recursive", "nothing to write for `on` (Portico's behaviour)");
         mapped("ssl_certificate", "the listener's `tls.certificates[].cert`");
         mapped("ssl_certificate_key", "the listener's `tls.certificates[].key`");
@@ -225,7 +228,7 @@ final class DirectiveTable {
         notNeeded("etag", "Portico always sends ETags (an `etag off` is not honoured)");
         notNeeded("if_modified_since", "Portico answers conditional requests");
         notNeeded("max_ranges", "Portico answers ranges");
-        notMapped("real_ip_header (not X-Forwarded-For)", "Portico reads X-Forwarded-For only");
+        notMapped("real_ip_header (not X-Forwarded-For or proxy_protocol)", "Portico reads X-Forwarded-For only");
         notMapped("split_clients", "Portico has no variables of its own");
     }
 

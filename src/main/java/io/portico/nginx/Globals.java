@@ -47,6 +47,9 @@ final class Globals {
     private final List<String> lines = new ArrayList<>();
     private final List<String> limitLines = new ArrayList<>();
     private final List<String> http2Lines = new ArrayList<>();
+    /** set_real_ip_from's CIDRs: the peers a listen ... proxy_protocol takes the header from. */
+    private final List<String> proxyTrusted = new ArrayList<>();
+    private Directive proxyTrustedFrom;
 
     Globals(Report report, Scope http, List<Servers.Server> servers) {
         this.report = report;
@@ -60,6 +63,16 @@ final class Globals {
         }
         accessLog();
         realIp();
+    }
+
+    /** The CIDRs of set_real_ip_from, for the {@code trusted} of PROXY protocol listeners; empty without it. */
+    List<String> proxyTrusted() {
+        return proxyTrusted;
+    }
+
+    /** The first set_real_ip_from, or null. */
+    Directive proxyTrustedFrom() {
+        return proxyTrustedFrom;
     }
 
     /** limits.max-body-size: http's client_max_body_size, else nginx's default 1m (Portico's too). */
@@ -175,14 +188,28 @@ final class Globals {
         }
         List<Directive> header = new ArrayList<>();
         collectAll(http.levels().get(0), "real_ip_header", header);
+        boolean forwardedFor = header.isEmpty();
         for (Directive h : header) {
             if (h.arg(0).equalsIgnoreCase("X-Forwarded-For")) {
                 report.mapped(h);
+                forwardedFor = true;
+            } else if (h.arg(0).equals("proxy_protocol")) {
+                // Portico's PROXY listeners always take the header's client as the client.
+                report.mapped(h);
             } else {
-                report.unmapped(h, h.arg(0).equals("proxy_protocol")
-                        ? "the PROXY protocol is not supported yet (issue 29)"
-                        : "Portico reads the client from X-Forwarded-For only");
+                report.unmapped(h, "Portico reads the client from X-Forwarded-For only");
             }
+        }
+        proxyTrusted.addAll(cidrs);
+        proxyTrustedFrom = from.isEmpty() ? null : from.get(0);
+        if (!forwardedFor) {
+            // real_ip_header proxy_protocol: set_real_ip_from names the balancers, whose X-Forwarded-For nginx
+            // does not read; they become the PROXY listeners' trusted, not trusted-proxies.
+            if (!from.isEmpty()) {
+                report.note(from.get(0), "with real_ip_header proxy_protocol these are the balancers: the PROXY"
+                        + " listeners' trusted, not trusted-proxies");
+            }
+            cidrs.clear();
         }
         List<Directive> recursive = new ArrayList<>();
         collectAll(http.levels().get(0), "real_ip_recursive", recursive);

@@ -14,17 +14,22 @@ import java.util.Optional;
  * first: SNI chooses among them by their names). {@code 0.0.0.0:P} with {@code [::]:P} is {@code *:P} where the
  * same servers listen on both with the same default server (a default host's {@code listen} names it). Each says
  * {@code http2} as nginx does there: on where nginx speaks HTTP/2, and {@code off} on a TLS listener where nginx
- * does not (Portico's {@code auto} would).
+ * does not (Portico's {@code auto} would). A {@code listen ... proxy_protocol} makes the listener's
+ * {@code proxy-protocol = true}, trusting {@code set_real_ip_from}'s addresses (nginx takes the header from any peer;
+ * Portico needs them named, so without set_real_ip_from every address is written, and reported).
  */
 final class Listeners {
     private final Report report;
     private final Path confDir;
     private final Map<String, Address> byAddress = new LinkedHashMap<>();
     private final Map<String, Address> byNginxAddress = new LinkedHashMap<>();
+    /** set_real_ip_from's CIDRs: the trusted of a PROXY protocol listener. */
+    private final List<String> proxyTrusted;
 
-    Listeners(Report report, Path confDir, Layout layout) {
+    Listeners(Report report, Path confDir, Layout layout, List<String> proxyTrusted) {
         this.report = report;
         this.confDir = confDir;
+        this.proxyTrusted = proxyTrusted;
         plan(layout);
     }
 
@@ -36,6 +41,8 @@ final class Listeners {
         /** nginx's default server here: its http2 decides for a plain listener (and for TLS, SNI's server). */
         Servers.Server nginxDefault;
         Directive http2Listen;
+        /** A listen here with proxy_protocol (nginx's is the socket's, as http2). */
+        Directive proxyListen;
     }
 
     /** The listeners of these nginx addresses, as written in {@code listen} (a host's {@code listen}). */
@@ -67,6 +74,9 @@ final class Listeners {
                 if (l.http2() && a.http2Listen == null) {
                     a.http2Listen = l.source();
                 }
+                if (l.proxyProtocol() && a.proxyListen == null) {
+                    a.proxyListen = l.source();
+                }
                 if ((l.ssl() || sslOn) && !a.tlsServers.contains(s)) {
                     if (s == layout.defaultServer() || l.defaultServer()) {
                         a.tlsServers.add(0, s);
@@ -89,8 +99,13 @@ final class Listeners {
             String origin = a.sources.get(0).origin() + (a.sources.size() > 1 ? " and " + (a.sources.size() - 1)
                     + " more" : "");
             Http2 http2 = http2(a);
+            String proxy = proxyProtocol(a);
             if (a.tlsServers.isEmpty()) {
-                if (http2.on()) {
+                if (!proxy.isEmpty()) {
+                    h.comment(origin);
+                    h.line("{ address = " + Hocon.quote(a.address) + proxy + (http2.on() ? ", http2 = on" : "")
+                            + " }  # " + a.proxyListen.origin());
+                } else if (http2.on()) {
                     h.comment(origin);
                     h.line("{ address = " + Hocon.quote(a.address) + ", http2 = on }  # " + http2.why()
                             + "; h2c with prior knowledge, and HTTP/1.1 on the same port as nginx 1.25.1+");
@@ -101,7 +116,7 @@ final class Listeners {
             }
             h.comment(origin);
             h.open("{");
-            h.line("address = " + Hocon.quote(a.address));
+            h.line("address = " + Hocon.quote(a.address) + proxy);
             h.open("tls {");
             h.open("certificates = [");
             for (Servers.Server s : a.tlsServers) {
@@ -121,6 +136,26 @@ final class Listeners {
             h.close("}");
         }
         h.close("]");
+    }
+
+    /**
+     * {@code ", proxy-protocol = true, trusted = [...]"} where a listen here says proxy_protocol, else "". nginx also
+     * keeps $remote_addr the balancer's unless real_ip_header proxy_protocol; Portico always takes the header's.
+     */
+    private String proxyProtocol(Address a) {
+        if (a.proxyListen == null) {
+            return "";
+        }
+        List<String> trusted = proxyTrusted;
+        if (trusted.isEmpty()) {
+            trusted = List.of("0.0.0.0/0", "::/0");
+            report.note(a.proxyListen, "nginx takes a PROXY header from any peer, and so does this listener"
+                    + " (trusted = every address): name the balancers with set_real_ip_from, or in trusted");
+        } else {
+            report.note(a.proxyListen, "the PROXY header is taken from set_real_ip_from's addresses only (trusted),"
+                    + " and its client is the client, as with real_ip_header proxy_protocol");
+        }
+        return ", proxy-protocol = true, trusted = " + Hocon.strings(trusted);
     }
 
     private record Http2(boolean on, String why) {}
@@ -215,7 +250,8 @@ final class Listeners {
             Address v4 = byAddress.get(key);
             Address v6 = byAddress.get("[::]:" + port);
             if (v6 != null && v6.tlsServers.equals(v4.tlsServers) && v6.servers.equals(v4.servers)
-                    && (v6.http2Listen == null) == (v4.http2Listen == null) && v6.nginxDefault == v4.nginxDefault) {
+                    && (v6.http2Listen == null) == (v4.http2Listen == null) && v6.nginxDefault == v4.nginxDefault
+                    && (v6.proxyListen == null) == (v4.proxyListen == null)) {
                 v4.address = "*:" + port;
                 v6.address = v4.address;
                 v4.sources.addAll(v6.sources);

@@ -83,7 +83,7 @@ public final class NginxImport {
         long bodySize = globals.bodySize();
         LocationTranslator locations = new LocationTranslator(report, upstreams, zones, bodySize);
         Layout layout = Layout.of(servers, report);
-        Listeners listeners = new Listeners(report, confDir, layout);
+        Listeners listeners = new Listeners(report, confDir, layout, globals.proxyTrusted());
         Hocon defaultLocations = new Hocon();
         Hocon hosts = new Hocon();
         if (layout.defaultServer() != null) {

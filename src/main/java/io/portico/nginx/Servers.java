@@ -13,7 +13,8 @@ import java.util.regex.Pattern;
  */
 final class Servers {
     /** One listen address of a server; {@code http2} is its (pre-1.25.1) http2 parameter. */
-    record Listen(String address, boolean ssl, boolean defaultServer, boolean http2, Directive source) {}
+    record Listen(String address, boolean ssl, boolean defaultServer, boolean http2, boolean proxyProtocol,
+            Directive source) {}
 
     /** A server block read. */
     record Server(Directive block, Scope scope, List<Listen> listens, List<String> names,
@@ -41,7 +42,7 @@ final class Servers {
         }
         if (listens.isEmpty() && block.block().stream().noneMatch(d -> d.name().equals("listen"))) {
             report.note(block.source(), "server { ... }", "no listen: nginx's default *:80");
-            listens.add(new Listen("0.0.0.0:80", false, false, false, block));
+            listens.add(new Listen("0.0.0.0:80", false, false, false, false, block));
         }
         List<String> names = new ArrayList<>();
         for (Directive d : block.block()) {
@@ -109,6 +110,7 @@ final class Servers {
         boolean ssl = false;
         boolean def = false;
         boolean http2 = false;
+        boolean proxyProtocol = false;
         boolean clean = true;
         for (String p : d.args().subList(1, d.args().size())) {
             switch (p.split("=", 2)[0]) {
@@ -120,11 +122,8 @@ final class Servers {
                     report.unmapped(d, "quic: HTTP/3 is not supported; the listener serves HTTP/1.1 and HTTP/2");
                     clean = false;
                 }
-                case "proxy_protocol" -> {
-                    report.unmapped(d, "the PROXY protocol is not supported yet (issue 29); the listener expects"
-                            + " plain connections");
-                    clean = false;
-                }
+                // The listener's proxy-protocol, trusted from set_real_ip_from (Listeners).
+                case "proxy_protocol" -> proxyProtocol = true;
                 case "reuseport", "backlog", "deferred", "bind", "ipv6only", "fastopen", "so_keepalive", "rcvbuf",
                         "sndbuf" -> report.note(d, p + ": a socket option Portico chooses itself (SO_REUSEPORT per"
                         + " event loop with epoll)");
@@ -139,7 +138,7 @@ final class Servers {
         } else if (clean) {
             report.mapped(d);
         }
-        return Optional.of(new Listen(address, ssl, def, http2, d));
+        return Optional.of(new Listen(address, ssl, def, http2, proxyProtocol, d));
     }
 
     private void flatten(List<Directive> level, Scope scope, FlatLocation parent, int depth,

@@ -33,7 +33,7 @@ public interface ClientExchange {
     /** The real client: the peer, or the right-most untrusted X-Forwarded-For address behind a trusted proxy. */
     InetSocketAddress clientAddress();
 
-    /** The TCP peer of the connection. */
+    /** The TCP peer of the connection, or the client a PROXY protocol header named for it. */
     InetSocketAddress peerAddress();
 
     /** The TCP peer's IP address as text (IPv6 unbracketed); the server's formats it once per connection. */
@@ -44,7 +44,10 @@ public interface ClientExchange {
     /** Whether the peer is one of the trusted proxies, whose X-Forwarded-* headers may be believed. */
     boolean fromTrustedProxy();
 
-    /** Whether the client connection is TLS. */
+    /**
+     * Whether the client's connection is TLS: to Portico, or to the balancer in front that said so in its PROXY
+     * header (v2's SSL TLV). What $scheme and the forwarding headers say.
+     */
     boolean secure();
 
     /**

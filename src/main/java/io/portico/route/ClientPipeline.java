@@ -8,6 +8,9 @@ import java.util.List;
  */
 public final class ClientPipeline {
     public static final String CONNECTIONS = "connections";
+    /** proxy-protocol listeners only: Netty's PROXY header decoder and Portico's checks of it (both then removed). */
+    public static final String PROXY_DECODER = "proxy-protocol-decoder";
+    public static final String PROXY = "proxy-protocol";
     /** TLS listeners only: plain HTTP refused, then SNI (which replaces itself with the chosen SslHandler). */
     public static final String TLS_PLAIN_REFUSAL = "tls-plain-refusal";
     public static final String TLS = "tls";
@@ -20,13 +23,20 @@ public final class ClientPipeline {
     public static final String H2_IDLE = "h2-idle";
     public static final String H2_CODEC = "h2";
     public static final String H2_STREAMS = "h2-streams";
+    /** HTTP/2 connections: the end of the pipeline, where the codec's protocol errors stop (logged at debug). */
+    public static final String H2_ERRORS = "h2-errors";
     /** An HTTP/2 stream's channel: frames to HTTP/1.1 messages and back, and the Date and Server headers. */
     public static final String H2_STREAM_CODEC = "h2-stream";
     public static final String H2_STREAM_HEADERS = "h2-stream-headers";
     public static final String TIMEOUTS = "timeouts";
     public static final String DECODER = "http";
     public static final String ENCODER = "http-encoder";
-    /** TLS listeners only: files go through TLS as chunks, not by sendfile. */
+    /** Present only when some location compresses: responses compressed on the way out, above the codec. */
+    public static final String COMPRESS = "compress";
+    /**
+     * TLS listeners, HTTP/2 streams, and plain listeners where some location compresses (a file to compress goes
+     * as chunks): files as chunks, not by sendfile.
+     */
     public static final String CHUNKED_WRITES = "chunked-writes";
     public static final String FRAMING = "framing";
     public static final String KEEPALIVE = "keepalive";
@@ -38,7 +48,7 @@ public final class ClientPipeline {
 
     /** The HTTP handlers above the codec, with the client timers: a switch of protocols removes them first. */
     public static final List<String> HTTP_HANDLERS =
-            List.of(TIMEOUTS, CHUNKED_WRITES, FRAMING, KEEPALIVE, ACCESS_LOG, ROUTE, RATE_LIMIT, EXCHANGE);
+            List.of(TIMEOUTS, COMPRESS, CHUNKED_WRITES, FRAMING, KEEPALIVE, ACCESS_LOG, ROUTE, RATE_LIMIT, EXCHANGE);
     /** The codec, removed after them. */
     public static final List<String> CODEC = List.of(DECODER, ENCODER);
 

@@ -128,16 +128,18 @@ public final class PorticoServer implements AutoCloseable {
             ServerBootstrap b = plain;
             HostRouter router = perListener
                     ? HostRouter.build(config.locations(), config.hosts(), address, targets::responder) : shared;
-            if (listener.tls().isPresent() || listener.http2() || perListener) {
+            if (listener.tls().isPresent() || listener.http2() || listener.proxyProtocol().isPresent() || perListener) {
                 ServerTls tls = listener.tls().isPresent() ? tls(listener) : null;
                 if (tls != null) {
                     log.info("TLS on {}: {}", address, tls);
                 } else if (listener.http2()) {
                     log.info("h2c (HTTP/2 with prior knowledge) and HTTP/1.1 on {}", address);
                 }
+                listener.proxyProtocol().ifPresent(p -> log.info("PROXY protocol on {} from {}", address, p.trusted()));
                 b = plain.clone().childHandler(new ClientChannelInitializer(
                         config.limits(), state, limiter, addresses, accessLog, router, targets::newRateLimitHandler,
-                        targets::meters, metrics, tls, listener.http2() ? config.http2() : null));
+                        targets::meters, metrics, tls, listener.http2() ? config.http2() : null,
+                        listener.proxyProtocol().orElse(null)));
             }
             InetSocketAddress target = address.toSocketAddress();
             if (reusePort && target.getPort() != 0) {

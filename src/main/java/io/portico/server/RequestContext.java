@@ -19,7 +19,10 @@ final class RequestContext implements ClientExchange {
     private final String peerIp;
     private final InetSocketAddress client;
     private final boolean trustedPeer;
+    /** This connection is TLS (so files cannot go by sendfile). */
     private final boolean secure;
+    /** The client spoke TLS to the balancer in front, which said so in its PROXY header: the scheme is https. */
+    private final boolean proxiedTls;
     /** The request came on an HTTP/2 stream (Netty's stream codec made it an HTTP/1.1 message). */
     private final boolean http2;
     private final String rawPath;
@@ -36,7 +39,8 @@ final class RequestContext implements ClientExchange {
     boolean responseStarted;
 
     RequestContext(Channel channel, HttpRequest request, InetSocketAddress peer, String peerIp,
-            InetSocketAddress client, boolean trustedPeer, boolean secure, boolean http2, boolean timed) {
+            InetSocketAddress client, boolean trustedPeer, boolean secure, boolean proxiedTls, boolean http2,
+            boolean timed) {
         this.startNanos = System.nanoTime();
         this.startMillis = timed ? System.currentTimeMillis() : 0;
         this.channel = channel;
@@ -46,6 +50,7 @@ final class RequestContext implements ClientExchange {
         this.client = client;
         this.trustedPeer = trustedPeer;
         this.secure = secure;
+        this.proxiedTls = proxiedTls;
         this.http2 = http2;
         String uri = request.uri();
         int q = uri.indexOf('?');
@@ -123,7 +128,7 @@ final class RequestContext implements ClientExchange {
 
     @Override
     public boolean secure() {
-        return secure;
+        return secure || proxiedTls;
     }
 
     @Override

@@ -49,6 +49,8 @@ final class RequestContextHandler extends ChannelDuplexHandler {
     private InetSocketAddress peer;
     private String peerIp;
     private boolean trustedPeer;
+    /** The balancer's PROXY header said the client spoke TLS to it (v2's SSL TLV). */
+    private boolean proxiedTls;
     private RequestContext current;
     /** {@code ssl_protocol=... ssl_cipher=...} of a TLS connection for its log lines, read once; else null. */
     private String tlsNote;
@@ -67,7 +69,11 @@ final class RequestContextHandler extends ChannelDuplexHandler {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof HttpRequest request) {
             if (peer == null) {
-                peer = (InetSocketAddress) ctx.channel().remoteAddress();
+                // Behind a balancer that sent the PROXY protocol, the client it named is the peer: the one place
+                // every later decision takes the client from (limits, access rules, logs, forwarding headers).
+                ProxiedClient proxied = ProxiedClient.of(ctx.channel());
+                peer = proxied != null ? proxied.address() : (InetSocketAddress) ctx.channel().remoteAddress();
+                proxiedTls = proxied != null && proxied.tls();
                 peerIp = peer.getAddress().getHostAddress();
                 trustedPeer = addresses.isTrusted(peer.getAddress());
             }
@@ -75,8 +81,8 @@ final class RequestContextHandler extends ChannelDuplexHandler {
             if (secure && tlsNote == null && accessLog.enabled()) {
                 tlsNote = tlsNote(ctx.channel());
             }
-            current = new RequestContext(ctx.channel(), request, peer, peerIp, client, trustedPeer, secure, http2,
-                    accessLog.enabled());
+            current = new RequestContext(ctx.channel(), request, peer, peerIp, client, trustedPeer, secure,
+                    proxiedTls, http2, accessLog.enabled());
             ctx.channel().attr(ClientExchange.KEY).set(current);
         }
         if (msg instanceof HttpContent content && current != null) {
@@ -106,11 +112,15 @@ final class RequestContextHandler extends ChannelDuplexHandler {
             if (HttpMessages.endsResponse(msg)) {
                 count(rc);
                 current = null;
-                ctx.channel().attr(ClientExchange.KEY).set(null);
+                // The request stays visible while its last write passes the stages below (compression reads
+                // its location), then goes, unless a next request has already taken its place.
                 if (accessLog.enabled()) {
                     ctx.write(msg, promise.unvoid()).addListener(f -> accessLog.log(line(rc, f.isSuccess(), tlsNote)));
-                    return;
+                } else {
+                    ctx.write(msg, promise);
                 }
+                ctx.channel().attr(ClientExchange.KEY).compareAndSet(rc, null);
+                return;
             }
         }
         ctx.write(msg, promise);

@@ -1,6 +1,7 @@
 /**
  * The running server: {@code PorticoServer} (event loops, listeners, graceful drain), the transport choice, and the
- * client connection's pipeline, assembled in {@code ClientChannelInitializer}: connection limits, TLS and ALPN, the
+ * client connection's pipeline, assembled in {@code ClientChannelInitializer}: connection limits, the PROXY protocol
+ * header where a listener takes one ({@code ProxyProtocolHandler}), TLS and ALPN, the
  * client timers, the strict HTTP/1.1 codec and its framing rules, keep-alive, or HTTP/2's codec with a child
  * channel per stream; then, for every request, its record and access log, routing, rate limiting and the exchange
  * with its responder.

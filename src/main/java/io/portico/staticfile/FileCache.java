@@ -7,6 +7,9 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.portico.compress.ResponseCompression;
+import io.portico.config.CompressionConfig;
+import io.portico.config.CompressionConfig.Coding;
 import io.portico.config.StaticConfig;
 import io.portico.config.StaticConfig.FollowSymlinks;
 import java.io.IOException;
@@ -51,7 +54,14 @@ final class FileCache {
     }
 
     private final AsyncLoadingCache<Key, FileMeta> meta;
-    private final Cache<ContentKey, ByteBuf> content;
+    /**
+     * The key of a small file's compressed variant: the file as its content key, and how it was compressed, so a
+     * changed file or level is a different entry. Compressed once, kept beside the file's own bytes.
+     */
+    record CompressedKey(Path real, long mtimeMillis, long size, Coding coding, int level) {}
+
+    /** Bytes by {@link ContentKey} (a file's) or {@link CompressedKey} (a compressed variant's), weighed as held. */
+    private final Cache<Object, ByteBuf> content;
     private final Executor executor;
     private final long maxFileSize;
     private final FollowSymlinks followSymlinks;
@@ -98,7 +108,7 @@ final class FileCache {
                 .executor(executor)
                 .ticker(ticker)
                 .maximumWeight(config.cacheMaxSize())
-                .<ContentKey, ByteBuf>weigher((key, buf) -> (int) Math.min(Integer.MAX_VALUE, key.size()))
+                .<Object, ByteBuf>weigher((key, buf) -> buf.readableBytes())
                 .build();
     }
 
@@ -141,6 +151,30 @@ final class FileCache {
             content.put(key, bytes);
             return bytes;
         });
+    }
+
+    /**
+     * A small file compressed with {@code coding} at the location's level, shared and read-only like
+     * {@link #content}: compressed once on the executor, off the event loop, then served from memory.
+     */
+    CompletableFuture<ByteBuf> compressed(FileMeta file, Coding coding, CompressionConfig config) {
+        int level = switch (coding) {
+            case GZIP -> config.gzipLevel();
+            case BR -> config.brotliLevel();
+            case ZSTD -> config.zstdLevel();
+        };
+        CompressedKey key = new CompressedKey(file.real(), file.mtimeMillis(), file.size(), coding, level);
+        ByteBuf cached = content.getIfPresent(key);
+        if (cached != null) {
+            hits.increment();
+            hitBytes.add(cached.readableBytes());
+            return CompletableFuture.completedFuture(cached);
+        }
+        return content(file).thenApplyAsync(bytes -> {
+            ByteBuf variant = ResponseCompression.compressWhole(coding, config, bytes.duplicate());
+            content.put(key, variant);
+            return variant;
+        }, executor);
     }
 
     /** Opens a large file off the caller's thread; the caller owns the channel and must close it on every path. */

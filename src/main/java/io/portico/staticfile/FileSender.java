@@ -19,8 +19,11 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.stream.ChunkedNioFile;
 import io.netty.util.AsciiString;
-import io.portico.staticfile.Preconditions.Decision;
+import io.portico.compress.ResponseCompression;
+import io.portico.config.CompressionConfig;
+import io.portico.config.CompressionConfig.Coding;
 import io.portico.route.ResponseHeaders;
+import io.portico.staticfile.Preconditions.Decision;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 
@@ -78,6 +81,8 @@ final class FileSender {
             entityHeaders(response.headers(), representation, start, length, partial);
             exchange.answering();
             channel.writeAndFlush(response, channel.voidPromise());
+        } else if (cache.fitsInMemory(file) && !partial && compressed(exchange, representation, status, length)) {
+            return; // a compressed variant from the cache is on its way
         } else if (cache.fitsInMemory(file)) {
             exchange.await(cache.content(file), bytes -> {
                 // a duplicate or slice of the unreleasable cached buffer: own indices, nothing to release
@@ -110,12 +115,45 @@ final class FileSender {
     }
 
     /**
+     * A small file the location compresses and the client accepts compressed: its variant, compressed once and
+     * kept in the file cache, goes out with its own length; the compression stage leaves an encoded body alone.
+     * False (nothing sent) when the response is not to be compressed.
+     */
+    private boolean compressed(StaticExchange exchange, Representation representation, HttpResponseStatus status,
+            long length) {
+        io.portico.route.Route route = exchange.client().route();
+        CompressionConfig config = route == null ? CompressionConfig.OFF : route.location().compression();
+        if (!config.enabled() || representation.coding() != null) {
+            return false; // a precompressed variant wins
+        }
+        HttpHeaders headers = HEADERS.newHeaders();
+        entityHeaders(headers, representation, 0, length, false);
+        HttpResponse probe = new DefaultHttpResponse(HttpVersion.HTTP_1_1, status, headers);
+        Coding coding = ResponseCompression.negotiate(config, exchange.request(), probe, length);
+        if (coding == null) {
+            return false;
+        }
+        ResponseCompression.rewriteHead(headers, coding);
+        Channel channel = exchange.client().channel();
+        exchange.await(cache.compressed(representation.file(), coding, config), bytes -> {
+            HttpResponse response = new DefaultFullHttpResponse(
+                    HttpVersion.HTTP_1_1, status, bytes.duplicate(), headers, TRAILERS.newHeaders());
+            headers.set(HttpHeaderNames.CONTENT_LENGTH, bytes.readableBytes());
+            exchange.answering();
+            channel.writeAndFlush(response, channel.voidPromise());
+        }, failure -> exchange.retry(representation, failure), bytes -> {});
+        return true;
+    }
+
+    /**
      * Hands the open file to the channel: from here on the region or chunked input owns it and closes it. A TLS
-     * connection cannot sendfile; its pipeline has a ChunkedWriteHandler (the server adds it to TLS listeners).
+     * connection cannot sendfile, nor can a response the compression stage is encoding (it has just seen the head
+     * go by); their pipelines have a ChunkedWriteHandler (the server adds it to TLS listeners, HTTP/2 streams and
+     * listeners where some location compresses).
      */
     private static void writeFile(StaticExchange exchange, FileChannel file, long start, long length) {
         Channel channel = exchange.client().channel();
-        if (exchange.client().sendfile()) {
+        if (exchange.client().sendfile() && !ResponseCompression.compressing(channel)) {
             channel.write(new DefaultFileRegion(file, start, length));
             return;
         }

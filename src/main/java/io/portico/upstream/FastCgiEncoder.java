@@ -3,7 +3,6 @@ package io.portico.upstream;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpMethod;
@@ -22,58 +21,46 @@ import java.util.ArrayDeque;
  * sent as slices of it inside the records, the part itself released; a {@link CgiParams} is held until its head.
  * Trailers are dropped.
  */
-final class FastCgiEncoder extends ChannelOutboundHandlerAdapter {
-    private final ArrayDeque<HttpMethod> methods;
+final class FastCgiEncoder extends CgiRequestEncoder {
     private final boolean keepConn;
-    private CgiParams params;
 
     FastCgiEncoder(ArrayDeque<HttpMethod> methods, boolean keepConn) {
-        this.methods = methods;
+        super(methods);
         this.keepConn = keepConn;
     }
 
     @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof CgiParams p) {
-            params = p;
-            promise.trySuccess();
-            return;
-        }
-        if (msg instanceof HttpRequest head) {
-            CgiParams p = params;
-            params = null;
-            CompositeByteBuf out = ctx.alloc().compositeBuffer();
-            try {
-                out.addComponent(true, begin(ctx));
-                out.addComponent(true, paramsRecords(ctx, head, p));
-                if (msg instanceof HttpContent whole) {
-                    stdin(ctx, out, whole.content());
-                    stdin(ctx, out, null); // a full request: its body ends here
-                }
-            } catch (RuntimeException e) {
-                out.release();
-                ReferenceCountUtil.release(msg);
-                throw e;
+    void writeHead(ChannelHandlerContext ctx, HttpRequest head, CgiParams p, ChannelPromise promise) {
+        CompositeByteBuf out = ctx.alloc().compositeBuffer();
+        try {
+            out.addComponent(true, begin(ctx));
+            out.addComponent(true, paramsRecords(ctx, head, p));
+            if (head instanceof HttpContent whole) {
+                stdin(ctx, out, whole.content());
+                stdin(ctx, out, null); // a full request: its body ends here
             }
-            ReferenceCountUtil.release(msg);
-            methods.add(head.method());
-            ctx.write(out, promise);
-            return;
+        } catch (RuntimeException e) {
+            out.release();
+            ReferenceCountUtil.release(head);
+            throw e;
         }
-        if (msg instanceof HttpContent part) {
-            CompositeByteBuf out = ctx.alloc().compositeBuffer();
-            try {
-                stdin(ctx, out, part.content());
-                if (part instanceof LastHttpContent) {
-                    stdin(ctx, out, null);
-                }
-            } finally {
-                part.release();
+        sent(head.method());
+        ReferenceCountUtil.release(head);
+        ctx.write(out, promise);
+    }
+
+    @Override
+    void writeBody(ChannelHandlerContext ctx, HttpContent part, ChannelPromise promise) {
+        CompositeByteBuf out = ctx.alloc().compositeBuffer();
+        try {
+            stdin(ctx, out, part.content());
+            if (part instanceof LastHttpContent) {
+                stdin(ctx, out, null);
             }
-            ctx.write(out, promise);
-            return;
+        } finally {
+            part.release();
         }
-        ctx.write(msg, promise);
+        ctx.write(out, promise);
     }
 
     private ByteBuf begin(ChannelHandlerContext ctx) {

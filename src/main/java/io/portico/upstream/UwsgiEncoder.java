@@ -2,7 +2,6 @@ package io.portico.upstream;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpMethod;
@@ -23,59 +22,46 @@ import java.util.ArrayDeque;
  * until its head. Variables over 64 KiB cannot be framed: the head is released, the write failed, and the
  * connection closed with a {@link UwsgiRequestTooLargeException}, which the exchange answers with 502.
  */
-final class UwsgiEncoder extends ChannelOutboundHandlerAdapter {
+final class UwsgiEncoder extends CgiRequestEncoder {
     static final int MAX_VARS = 0xffff;
 
-    private final ArrayDeque<HttpMethod> methods;
-    private CgiParams params;
-
     UwsgiEncoder(ArrayDeque<HttpMethod> methods) {
-        this.methods = methods;
+        super(methods);
     }
 
     @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof CgiParams p) {
-            params = p;
-            promise.trySuccess();
+    void writeHead(ChannelHandlerContext ctx, HttpRequest head, CgiParams p, ChannelPromise promise) {
+        ByteBuf packet = ctx.alloc().buffer(1024);
+        int size;
+        try {
+            size = writeVars(packet, head, p);
+        } catch (RuntimeException e) {
+            packet.release();
+            ReferenceCountUtil.release(head);
+            throw e;
+        }
+        if (size > MAX_VARS) {
+            packet.release();
+            ReferenceCountUtil.release(head);
+            UwsgiRequestTooLargeException tooLarge = new UwsgiRequestTooLargeException(size);
+            promise.tryFailure(tooLarge);
+            ctx.fireExceptionCaught(tooLarge);
             return;
         }
-        if (msg instanceof HttpRequest head) {
-            CgiParams p = params;
-            params = null;
-            ByteBuf packet = ctx.alloc().buffer(1024);
-            int size;
-            try {
-                size = writeVars(packet, head, p);
-            } catch (RuntimeException e) {
-                packet.release();
-                ReferenceCountUtil.release(msg);
-                throw e;
-            }
-            if (size > MAX_VARS) {
-                packet.release();
-                ReferenceCountUtil.release(msg);
-                UwsgiRequestTooLargeException tooLarge = new UwsgiRequestTooLargeException(size);
-                promise.tryFailure(tooLarge);
-                ctx.fireExceptionCaught(tooLarge);
-                return;
-            }
-            packet.setShortLE(1, size);
-            methods.add(head.method());
-            if (msg instanceof HttpContent whole && whole.content().isReadable()) {
-                ByteBuf both = ctx.alloc().compositeBuffer(2).addComponents(true, packet, whole.content());
-                ctx.write(both, promise);
-            } else {
-                ReferenceCountUtil.release(msg);
-                ctx.write(packet, promise);
-            }
-            return;
+        packet.setShortLE(1, size);
+        sent(head.method());
+        if (head instanceof HttpContent whole && whole.content().isReadable()) {
+            ByteBuf both = ctx.alloc().compositeBuffer(2).addComponents(true, packet, whole.content());
+            ctx.write(both, promise);
+        } else {
+            ReferenceCountUtil.release(head);
+            ctx.write(packet, promise);
         }
-        if (msg instanceof HttpContent part) {
-            ctx.write(part.content(), promise);
-            return;
-        }
-        ctx.write(msg, promise);
+    }
+
+    @Override
+    void writeBody(ChannelHandlerContext ctx, HttpContent part, ChannelPromise promise) {
+        ctx.write(part.content(), promise);
     }
 
     /** Writes the header (its size still 0) and the variables; returns the size of the variables. */

@@ -72,7 +72,7 @@ class ManagedProcessTest {
                 "{ path = \"/limited/\", proxy = app, rate-limit = perclient }", "access-log = off",
                 "demo-app.enabled = false", "caches { micro { max-size = 16m } }",
                 "{ path = \"/hello/\", proxy = app, cache { zone = micro, valid = { 200 = 1s } } }");
-        assertThat(com.typesafe.config.ConfigFactory.parseString(conf).getConfigList("portico.locations")).hasSize(4);
+        assertThat(com.typesafe.config.ConfigFactory.parseString(conf).getConfigList("portico.locations")).hasSize(6);
     }
 
     @Test

@@ -119,7 +119,7 @@ class CompareCommandTest {
         Map<String, Object> json = (Map<String, Object>) MiniJson.parse(Files.readString(dir.resolve("r.json")));
         assertThat(json).containsEntry("report", "compare");
         List<Map<String, Object>> scenarios = (List<Map<String, Object>>) json.get("scenarios");
-        assertThat(scenarios).hasSize(7);
+        assertThat(scenarios).hasSize(9);
         assertThat(scenarios).allSatisfy(sc -> {
             assertThat(sc).containsKeys("name", "ratios_b_over_a", "a", "b", "notes", "assertions");
             assertThat((List<Object>) sc.get("assertions")).hasSize(1);
@@ -140,13 +140,21 @@ class CompareCommandTest {
         assertThat((String) overTls.get("protocol")).startsWith("HTTP/1.1 over TLSv1.");
         assertThat(((Number) ((Map<String, Object>) overTls.get("handshake_ms")).get("connections")).longValue())
                 .isPositive();
-        Map<String, Object> micro = scenarios.get(6);
-        assertThat((String) micro.get("name")).isEqualTo("micro-cache: app /hello/bench direct vs Portico with a 1 s cache");
+        // compression: the same page, a sixth of the bytes on the wire, both sides sending Accept-Encoding: gzip
+        for (Map<String, Object> gz : scenarios.subList(6, 8)) {
+            assertThat((String) gz.get("name")).startsWith("compression: 20 KB HTML page");
+            Map<String, Object> bytes = (Map<String, Object>) ((Map<String, Object>) gz.get("ratios_b_over_a"))
+                    .get("bytes");
+            assertThat(((Number) bytes.get("ratio")).doubleValue()).isBetween(0.05, 0.3);
+        }
+        Map<String, Object> micro = scenarios.get(8);
+        assertThat((String) micro.get("name"))
+                .isEqualTo("micro-cache: app /hello/bench direct vs Portico with a 1 s cache");
         String html = Files.readString(dir.resolve("r.html"));
         HtmlPage page = HtmlPage.parse(html);
         page.assertEveryChartHasDataAndRoundTicksFromZero();
-        assertThat(page.all("section")).hasSize(7);
-        assertThat(page.all("svg")).hasSize(21);
+        assertThat(page.all("section")).hasSize(9);
+        assertThat(page.all("svg")).hasSize(27);
         assertThat(html).contains("<th>scenario</th><th>result</th><th>assertions</th>");
     }
 
@@ -156,5 +164,14 @@ class CompareCommandTest {
         assertThat(run("bench", "compare", "--a", a, "--b", a, "--assert", "p99<5ms")).isEqualTo(BenchCommand.USAGE);
         assertThat(err.toString()).contains("assert: p99<5ms (expected: no unit on a ratio B/A; write b.p99<5ms for "
                 + "B's own p99, or p99<=1.2 for a ratio)");
+    }
+
+    @Test
+    void anUnknownScenarioOrOneWithUrlsIsAUsageError() throws Exception {
+        assertThat(run("bench", "compare", "--scenario", "gzip")).isEqualTo(2);
+        assertThat(err.toString()).contains("--scenario gzip (expected: without --a/--b, one of static, proxy,"
+                + " block, tls, slow-clients, flood, compression)");
+        String a = serve("x");
+        assertThat(run("bench", "compare", "--a", a, "--b", a, "--scenario", "compression")).isEqualTo(2);
     }
 }

@@ -40,4 +40,15 @@ class ConfigWarningsTest {
                 + " metrics = prometheus, allow = [\"127.0.0.1/32\"] } ] }", "w.conf", Path.of("."));
         assertThat(ConfigWarnings.of(restricted)).isEmpty();
     }
+
+    @Test
+    void warnsWhenAProxyProtocolListenerTrustsEveryAddress() throws Exception {
+        PorticoConfig any = ConfigLoader.parse("portico { listen = [ { address = \"127.0.0.1:8080\","
+                + " proxy-protocol = true, trusted = [\"0.0.0.0/0\", \"::/0\"] } ] }", "w.conf", Path.of("."));
+        assertThat(ConfigWarnings.of(any)).singleElement().asString()
+                .startsWith("listener 127.0.0.1:8080 takes a PROXY protocol header from every address");
+        PorticoConfig balancers = ConfigLoader.parse("portico { listen = [ { address = \"127.0.0.1:8080\","
+                + " proxy-protocol = true, trusted = [\"10.0.0.2\"] } ] }", "w.conf", Path.of("."));
+        assertThat(ConfigWarnings.of(balancers)).isEmpty();
+    }
 }

@@ -104,6 +104,24 @@ class UpstreamProtocolConfigTest {
     }
 
     @Test
+    void fastcgiPoolsKeepNoConnectionUnlessTheirOwnBlockSetsKeepalive() throws Exception {
+        PorticoConfig c = parse("""
+                defaults.upstream.keepalive = 10
+                upstreams {
+                  php { servers = ["fastcgi://127.0.0.1:9000"] }
+                  kept { servers = ["fastcgi://127.0.0.1:9001"], keepalive = 2 }
+                  web { servers = ["127.0.0.1:5000"] }
+                }
+                locations = [ { path = "/a/", proxy = php }, { path = "/b/", proxy = kept }, { path = "/c/", proxy = web },
+                  { path = "/d/", proxy = "fastcgi://127.0.0.1:9002" } ]
+                """);
+        assertThat(c.upstreams().get("php").keepalive()).isZero();
+        assertThat(c.upstreams().get("kept").keepalive()).isEqualTo(2);
+        assertThat(c.upstreams().get("web").keepalive()).isEqualTo(10);
+        assertThat(c.upstreams().get("fastcgi://127.0.0.1:9002").keepalive()).isZero();
+    }
+
+    @Test
     void aNameThatIsNotAnAddressStillNamesNoUpstream() {
         InvalidConfigException e = org.assertj.core.api.Assertions.catchThrowableOfType(
                 InvalidConfigException.class, () -> parse("locations = [{ path = \"/\", proxy = \"http://app\" }]"));

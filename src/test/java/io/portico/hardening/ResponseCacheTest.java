@@ -186,6 +186,36 @@ class ResponseCacheTest {
     }
 
     @Test
+    void aHitIsCompressedLikeAMissAndTheEntryKeepsTheUpstreamsBytes() throws Exception {
+        upstream = RecordingUpstream.tcp();
+        server = TestServers.start(ProxiedPortico.LIMITS
+                + "upstreams { app { servers = [\"" + upstream.address() + "\"], read-timeout = 5s } }\n"
+                + "caches { pages { max-size = 1m } }\n"
+                + "locations = [ { path = \"/\", proxy = app, cache { zone = pages, valid = { 200 = 1m } },"
+                + " compression { enabled = true, codings = [gzip] } } ]\n");
+        port = TestServers.port(server);
+        String page = "<p>" + "cached and compressed ".repeat(100) + "</p>";
+        upstream.behave(answer("Content-Type: text/html\r\n", page));
+        java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
+                .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
+        java.net.URI uri = java.net.URI.create("http://127.0.0.1:" + port + "/z");
+        for (String expected : List.of("MISS", "HIT")) {
+            java.net.http.HttpResponse<byte[]> r = http.send(java.net.http.HttpRequest.newBuilder(uri)
+                    .header("Accept-Encoding", "gzip").build(), java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+            assertThat(r.headers().firstValue("x-cache")).hasValue(expected);
+            assertThat(r.headers().firstValue("content-encoding")).as(expected).hasValue("gzip");
+            assertThat(new String(new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(r.body()))
+                    .readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(page);
+        }
+        java.net.http.HttpResponse<String> identity = http.send(java.net.http.HttpRequest.newBuilder(uri).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(identity.headers().firstValue("x-cache")).hasValue("HIT");
+        assertThat(identity.headers().firstValue("content-encoding")).as("stored as the upstream sent it").isEmpty();
+        assertThat(identity.body()).isEqualTo(page);
+        assertThat(upstreamRequests()).isEqualTo(1);
+    }
+
+    @Test
     void conditionalRequestsAreAnswered304FromTheEntry() throws Exception {
         start("");
         upstream.behave(answer("ETag: \"v1\"\r\nLast-Modified: Tue, 01 Dec 2026 10:00:00 GMT\r\n", "body"));

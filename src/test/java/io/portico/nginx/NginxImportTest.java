@@ -464,6 +464,36 @@ class NginxImportTest {
     }
 
     @Test
+    void listenProxyProtocolTrustsSetRealIpFromAndRealIpHeaderProxyProtocolIsMapped() throws Exception {
+        Path certs = Files.createDirectories(dir.resolve("certs"));
+        TestCertificates.Issued a = TestCertificates.issue(certs, "a", List.of("a.test"));
+        NginxImport.Result r = translate(dir, "http {\n  set_real_ip_from 10.0.0.0/8;\n  set_real_ip_from 10.1.2.3;\n"
+                + "  real_ip_header proxy_protocol;\n"
+                + "  server {\n    listen 127.0.0.1:8080 proxy_protocol;\n"
+                + "    listen 127.0.0.1:8443 ssl proxy_protocol;\n    ssl_certificate " + a.cert() + ";\n"
+                + "    ssl_certificate_key " + a.key() + ";\n    root " + www + ";\n  }\n}\n");
+        assertThat(unmapped(r)).isEmpty();
+        PorticoConfig c = load(r, dir);
+        assertThat(c.listen()).hasSize(2).allSatisfy(l -> assertThat(l.proxyProtocol().orElseThrow().trusted())
+                .extracting(Object::toString).containsExactly("10.0.0.0/8", "10.1.2.3/32"));
+        assertThat(c.listen().get(1).secure()).isTrue();
+        assertThat(c.trustedProxies()).as("with real_ip_header proxy_protocol nginx reads no X-Forwarded-For")
+                .isEmpty();
+    }
+
+    @Test
+    void listenProxyProtocolWithoutSetRealIpFromTrustsEveryoneAndSaysSo() throws Exception {
+        NginxImport.Result r = translate(dir, server("    listen 127.0.0.1:8081 proxy_protocol;"));
+        assertThat(unmapped(r)).isEmpty();
+        PorticoConfig c = load(r, dir);
+        assertThat(c.listen().get(0).proxyProtocol()).isEmpty();
+        assertThat(c.listen().get(1).proxyProtocol().orElseThrow().trusted()).extracting(Object::toString)
+                .containsExactly("0.0.0.0/0", "::/0");
+        assertThat(r.report().notes()).extracting(Report.Item::reason).anyMatch(n -> n.startsWith(
+                "nginx takes a PROXY header from any peer, and so does this listener"));
+    }
+
+    @Test
     void http2DirectiveOfNginx125IsTheTlsListenersAndDifferingServersThereAreReported() throws Exception {
         Path certs = Files.createDirectories(dir.resolve("certs"));
         TestCertificates.Issued a = TestCertificates.issue(certs, "a", List.of("a.test"));
@@ -501,7 +531,7 @@ class NginxImportTest {
     void whatPorticoLacksIsReportedWithTheIssueThatBringsIt() throws Exception {
         NginxImport.Result r = translate(dir, "http {\n  gzip on;\n  gzip_types text/css;\n"
                 + "  proxy_cache_path /tmp/c keys_zone=c:10m;\n"
-                + "  server {\n    listen 127.0.0.1:8080 http2;\n    listen 127.0.0.1:8443 proxy_protocol;\n"
+                + "  server {\n    listen 127.0.0.1:8080 http2;\n    listen 127.0.0.1:8443 quic;\n"
                 + "    root " + www + ";\n"
                 + "    location /py/ { include uwsgi_params; uwsgi_pass 127.0.0.1:5000; uwsgi_param X y; }\n"
                 + "    location ~ \\.php$ { fastcgi_pass unix:/run/php.sock; }\n"
@@ -513,7 +543,7 @@ class NginxImportTest {
                 "nginx.conf:7 listen", "nginx.conf:11 proxy_cache", "nginx.conf:12 rewrite",
                 "nginx.conf:12 frobnicate");
         assertThat(reasons).contains("gzip on;  compression is not supported yet (issue 27)",
-                "caching is not supported yet (issue 27)", "the PROXY protocol is not supported yet (issue 29)",
+                "caching is not supported yet (issue 27)", "quic: HTTP/3 is not supported",
                 "frobnicate on;  portico import does not know this directive");
         PorticoConfig c = load(r, dir);
         // uwsgi_pass and fastcgi_pass became upstreams of their protocol (issue 26), uwsgi_param the params

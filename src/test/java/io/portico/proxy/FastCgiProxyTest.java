@@ -135,6 +135,38 @@ class FastCgiProxyTest {
         }
     }
 
+    /**
+     * PHP-FPM's three children serve one connection each until it closes. Four event loops that each kept their idle
+     * connection would hold all three and leave the fourth loop's request waiting for its 504: the default keeps
+     * none, and a pool that asks for {@code keepalive} shows the hazard the default avoids.
+     */
+    @Test
+    void byDefaultNoIdleConnectionHoldsAPhpFpmChild() throws IOException {
+        try (PhpFpmServer own = PhpFpmServer.start(dir.resolve("children"))) {
+            assertThat(statusesFromFourLoops(own, "")).containsExactly(200, 200, 200, 200);
+            assertThat(statusesFromFourLoops(own, ", keepalive = 8")).containsExactly(200, 200, 200, 504);
+        }
+    }
+
+    /** One request on each of four fresh client connections, which the server's four event loops take in turn. */
+    private static java.util.List<Integer> statusesFromFourLoops(PhpFpmServer own, String upstreamKeys)
+            throws IOException {
+        PorticoServer four = TestServers.start("workers = 4\n"
+                + "upstreams { php { servers = [\"fastcgi://" + own.address() + "\"], retries = 0,"
+                + " read-timeout = 1s" + upstreamKeys + " } }\n"
+                + "locations = [ { path = \"/\", proxy = php, fastcgi-root = \"" + own.root() + "\" } ]\n");
+        try {
+            java.util.List<Integer> statuses = new java.util.ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                statuses.add(UwsgiProxyTest.exchange(TestServers.port(four),
+                        "GET /echo.php HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status());
+            }
+            return statuses;
+        } finally {
+            four.stop();
+        }
+    }
+
     @Test
     void aCrashedWorkerIsA502ASlowOneA504ARefusedAddressA502() throws IOException {
         assertThat(exchange("GET /crash.php HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status())

@@ -6,6 +6,10 @@ import io.portico.config.StaticConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import io.netty.buffer.ByteBuf;
+import io.portico.config.CompressionConfig;
+import java.util.List;
+import java.util.Set;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -109,5 +113,33 @@ class FileCacheTest {
         FileMeta second = refreshed();
         assertThat(second).isNotSameAs(first);
         assertThat(second.variants()[ContentCoding.BR.ordinal()]).isNotNull();
+    }
+    @Test
+    void aSmallFilesCompressedVariantIsCompressedOnceAndKeptUntilTheFileChanges() throws IOException {
+        CompressionConfig config = new CompressionConfig(true, List.of(CompressionConfig.Coding.GZIP),
+                Set.of("text/plain"), 0, 5, 4, 3);
+        Files.writeString(root.resolve("a.txt"), "hello ".repeat(200));
+        FileMeta file = meta();
+        ByteBuf first = run(cache.compressed(file, CompressionConfig.Coding.GZIP, config));
+        ByteBuf again = run(cache.compressed(file, CompressionConfig.Coding.GZIP, config));
+        assertThat(again).as("the second request takes the kept variant").isSameAs(first);
+        assertThat(tasks).isEmpty();
+        byte[] gz = new byte[first.readableBytes()];
+        first.duplicate().readBytes(gz);
+        try (var in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(gz))) {
+            assertThat(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8))
+                    .isEqualTo("hello ".repeat(200));
+        }
+        assertThat(first.readableBytes()).isLessThan(1200);
+        Files.writeString(root.resolve("a.txt"), "changed ".repeat(200));
+        FileMeta changed = refreshed();
+        assertThat(run(cache.compressed(changed, CompressionConfig.Coding.GZIP, config))).isNotSameAs(first);
+    }
+
+    private <T> T run(java.util.concurrent.CompletableFuture<T> future) {
+        while (!tasks.isEmpty()) {
+            tasks.poll().run();
+        }
+        return future.join();
     }
 }

@@ -61,10 +61,12 @@ class Http2Test {
                 + " { address = \"127.0.0.1:0\", http2 = on }, \"127.0.0.1:0\" ]\n"
                 + "http2 { max-concurrent-streams = 7, max-resets = 20, reset-window = 10s }\n"
                 + "upstreams { app { servers = [\"127.0.0.1:" + app.getLocalPort() + "\"] } }\n"
-                + "rate-limits { once { rate = 1r/m, burst = 0 } }\n"
+                + "rate-limits { once { rate = 1r/m, burst = 0 }, once-h2c { rate = 1r/m, burst = 0 } }\n"
                 + "locations = [ { path = \"/files/\", alias = \"" + dir.resolve("www") + "/\" },"
                 + " { exact = \"/ret\", return = { status = 200, body = \"ret $scheme $host\" } },"
                 + " { exact = \"/once\", return = { status = 200, body = \"once\" }, rate-limit = once },"
+                + " { exact = \"/metrics\", metrics = prometheus },"
+                + " { exact = \"/once-h2c\", return = { status = 200, body = \"once\" }, rate-limit = once-h2c },"
                 + " { path = \"/\", proxy = app } ]\n"
                 + "hosts = [ { names = [\"b.test\"], locations = [ { path = \"/\", return = { status = 200,"
                 + " body = \"b\" } } ] } ]\n");
@@ -178,6 +180,10 @@ class Http2Test {
         assertThat(curl("--http2-prior-knowledge", "-o", out.toString(), "http://127.0.0.1:" + h2cPort
                 + "/files/big.bin")).isEqualTo("\n2 200");
         assertThat(Files.readAllBytes(out)).isEqualTo(big);
+        assertThat(curl("--http2-prior-knowledge", "http://127.0.0.1:" + h2cPort + "/app/h2c")).startsWith(
+                "GET /app/h2c HTTP/1.1\r\n").contains("X-Forwarded-Proto: http\r\n").endsWith("2 200");
+        assertThat(curl("--http2-prior-knowledge", "http://127.0.0.1:" + h2cPort + "/once-h2c")).endsWith("2 200");
+        assertThat(curl("--http2-prior-knowledge", "http://127.0.0.1:" + h2cPort + "/once-h2c")).endsWith("2 429");
     }
 
     @Test
@@ -199,15 +205,25 @@ class Http2Test {
         final OutputStream out;
 
         RawH2(int port) throws IOException {
+            this(port, new byte[0]); // SETTINGS, empty
+        }
+
+        /** @param settings the payload of the client's SETTINGS frame (6 bytes a setting) */
+        RawH2(int port, byte[] settings) throws IOException {
             socket = new Socket("127.0.0.1", port);
             socket.setSoTimeout(5000);
+            socket.setTcpNoDelay(true); // a frame at a time, each its own write: no Nagle wait behind an ACK
             in = new DataInputStream(socket.getInputStream());
             out = socket.getOutputStream();
             out.write(PREFACE);
-            frame(0x4, 0, 0, new byte[0]); // SETTINGS, empty
+            frame(0x4, 0, 0, settings);
         }
 
         void frame(int type, int flags, int stream, byte[] payload) throws IOException {
+            out.write(frameBytes(type, flags, stream, payload));
+        }
+
+        static byte[] frameBytes(int type, int flags, int stream, byte[] payload) {
             ByteArrayOutputStream f = new ByteArrayOutputStream();
             f.write(payload.length >> 16);
             f.write(payload.length >> 8);
@@ -218,8 +234,8 @@ class Http2Test {
             f.write(stream >> 16);
             f.write(stream >> 8);
             f.write(stream);
-            f.write(payload);
-            out.write(f.toByteArray());
+            f.writeBytes(payload);
+            return f.toByteArray();
         }
 
         /** A GET / with indexed static-table fields and a literal :authority (HPACK, no Huffman). */
@@ -375,20 +391,116 @@ class Http2Test {
     }
 
     @Test
-    void aContinuationFloodGetsGoAway() throws Exception {
+    void aContinuationFloodGetsGoAwayEnhanceYourCalm() throws Exception {
         try (RawH2 c = new RawH2(h2cPort)) {
-            c.frame(0x1, 0, 1, RawH2.getHeaders()); // HEADERS without END_HEADERS
-            int code = -1;
-            try {
-                for (int i = 0; i < 10_000; i++) {
-                    c.frame(0x9, 0, 1, new byte[0]); // empty CONTINUATION frames
-                }
-            } catch (IOException closed) {
-                // the server closed while we were still flooding
+            // HEADERS without END_HEADERS, then empty CONTINUATION frames past max-small-continuations (16), in one
+            // write: the server reads them all before it closes, so its GOAWAY is not lost to a reset of unread bytes
+            ByteArrayOutputStream flood = new ByteArrayOutputStream();
+            flood.writeBytes(RawH2.frameBytes(0x1, 0, 1, RawH2.getHeaders()));
+            for (int i = 0; i < 20; i++) {
+                flood.writeBytes(RawH2.frameBytes(0x9, 0, 1, new byte[0]));
             }
-            code = c.goAwayCode();
-            assertThat(code).as("a GOAWAY (or the connection closed) long before the flood ends")
-                    .isNotEqualTo(0);
+            c.out.write(flood.toByteArray());
+            assertThat(c.goAwayCode()).as("GOAWAY ENHANCE_YOUR_CALM").isEqualTo(0xb);
+        }
+    }
+
+    static final String H2_OPEN = "portico_connections_protocol_open{protocol=\"h2\"}";
+    static final String H2_TOTAL = "portico_connections_protocol_total{protocol=\"h2\"}";
+    static final String STREAMS_OPEN = "portico_http2_streams_open";
+    static final String STREAMS_TOTAL = "portico_http2_streams_total";
+    static final String WRITING = "portico_connections{state=\"writing\"}";
+
+    @Test
+    void metricsCountConnectionsByProtocolAndTheOpenStreams() throws Exception {
+        io.portico.metrics.Scrape before = io.portico.metrics.Scrape.of(plainPort, "/metrics");
+        assertThat(before.get("portico_connections_protocol_total{protocol=\"http/1.1\"}")).isPositive();
+        try (RawH2 c = new RawH2(h2cPort)) {
+            c.frame(0x1, 0x4, 1, RawH2.getHeaders()); // a stream left open: its end never comes
+            c.frame(0x1, 0x4, 3, RawH2.getHeaders());
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).untilAsserted(() -> {
+                io.portico.metrics.Scrape now = io.portico.metrics.Scrape.of(plainPort, "/metrics");
+                assertThat(now.value(H2_OPEN)).isEqualTo(before.valueOrZero(H2_OPEN) + 1);
+                assertThat(now.value(H2_TOTAL)).isEqualTo(before.valueOrZero(H2_TOTAL) + 1);
+                assertThat(now.value(STREAMS_OPEN)).isEqualTo(before.valueOrZero(STREAMS_OPEN) + 2);
+                assertThat(now.value(STREAMS_TOTAL)).isEqualTo(before.valueOrZero(STREAMS_TOTAL) + 2);
+                // nginx's stub_status states: an h2 connection with a stream open is writing (the scrape is too)
+                assertThat(now.value(WRITING)).isEqualTo(before.valueOrZero(WRITING) + 1);
+            });
+        }
+        // A TLS connection counts once ALPN chose h2: curl's, closed by the time it returns
+        assertThat(tls("a.test", "/ret")).endsWith("2 200");
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).untilAsserted(() -> {
+            io.portico.metrics.Scrape after = io.portico.metrics.Scrape.of(plainPort, "/metrics");
+            assertThat(after.value(H2_OPEN)).isEqualTo(before.valueOrZero(H2_OPEN));
+            assertThat(after.value(H2_TOTAL)).isEqualTo(before.valueOrZero(H2_TOTAL) + 2);
+            assertThat(after.value(STREAMS_OPEN)).isEqualTo(before.valueOrZero(STREAMS_OPEN));
+            assertThat(after.value(STREAMS_TOTAL)).isEqualTo(before.valueOrZero(STREAMS_TOTAL) + 3);
+        });
+    }
+
+    @Test
+    void theAccessLogSaysHttp20ForAStreamOverTlsAndH2c() throws Exception {
+        Path log = dir.resolve("h2-access.log");
+        try (PorticoServer logged = TestServers.start("access-log = \"" + log + "\"\n"
+                + "listen = [ { address = \"127.0.0.1:0\", tls { certificates = [ { cert = \"" + cert.cert()
+                + "\", key = \"" + cert.key() + "\" } ] } }, { address = \"127.0.0.1:0\", http2 = on } ]\n"
+                + "locations = [ { path = \"/\", return = 204 } ]\n")) {
+            int tlsLogged = logged.localAddresses().get(0).getPort();
+            int h2cLogged = logged.localAddresses().get(1).getPort();
+            assertThat(curl("--http2", "--resolve", "a.test:" + tlsLogged + ":127.0.0.1",
+                    "https://a.test:" + tlsLogged + "/over-tls")).isEqualTo("\n2 204");
+            assertThat(curl("--http2-prior-knowledge", "http://127.0.0.1:" + h2cLogged + "/over-h2c"))
+                    .isEqualTo("\n2 204");
+        }
+        List<String> lines = Files.readAllLines(log);
+        assertThat(lines).anySatisfy(l -> assertThat(l).contains("\"GET /over-tls HTTP/2.0\" 204",
+                "ssl_protocol=TLSv1.3"));
+        assertThat(lines).anySatisfy(l -> assertThat(l).contains("\"GET /over-h2c HTTP/2.0\" 204"));
+    }
+
+    @Test
+    void aClientsCloseNotifyEndsItsH2ConnectionAtOnceOpenStreamsIncluded() throws Exception {
+        // Netty's client, for its SslHandler.closeOutbound(): TLS close_notify with the TCP connection left open, as
+        // h2load does when it stops (a JDK SSLSocket's shutdownOutput sends a FIN as well)
+        io.netty.channel.EventLoopGroup group = new io.netty.channel.MultiThreadIoEventLoopGroup(1,
+                io.netty.channel.nio.NioIoHandler.newFactory());
+        try {
+            io.netty.handler.ssl.SslContext ctx = io.netty.handler.ssl.SslContextBuilder.forClient()
+                    .trustManager(io.netty.handler.ssl.util.InsecureTrustManagerFactory.INSTANCE)
+                    .protocols("TLSv1.3").applicationProtocolConfig(new io.netty.handler.ssl.ApplicationProtocolConfig(
+                            io.netty.handler.ssl.ApplicationProtocolConfig.Protocol.ALPN,
+                            io.netty.handler.ssl.ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                            io.netty.handler.ssl.ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                            "h2")).build();
+            io.netty.channel.Channel ch = new io.netty.bootstrap.Bootstrap().group(group)
+                    .channel(io.netty.channel.socket.nio.NioSocketChannel.class)
+                    .handler(new io.netty.channel.ChannelInitializer<io.netty.channel.Channel>() {
+                        @Override
+                        protected void initChannel(io.netty.channel.Channel c) {
+                            c.pipeline().addLast(ctx.newHandler(c.alloc(), "a.test", tlsPort));
+                            c.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+                                @Override
+                                public void channelRead(io.netty.channel.ChannelHandlerContext x, Object msg) {
+                                    io.netty.util.ReferenceCountUtil.release(msg); // the server's frames
+                                }
+                            });
+                        }
+                    }).connect("127.0.0.1", tlsPort).sync().channel();
+            io.netty.handler.ssl.SslHandler ssl = ch.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+            ssl.handshakeFuture().sync();
+            assertThat(ssl.applicationProtocol()).isEqualTo("h2");
+            ByteArrayOutputStream hello = new ByteArrayOutputStream();
+            hello.writeBytes(PREFACE);
+            hello.writeBytes(RawH2.frameBytes(0x4, 0, 0, new byte[0]));
+            hello.writeBytes(RawH2.frameBytes(0x1, 0x4, 1, RawH2.getHeaders())); // a stream whose end never comes
+            ch.writeAndFlush(io.netty.buffer.Unpooled.wrappedBuffer(hello.toByteArray())).sync();
+            Thread.sleep(200);
+            ssl.closeOutbound().sync();
+            assertThat(ch.closeFuture().await(3, TimeUnit.SECONDS)).as("the server closed at once, not at the idle"
+                    + " timeout").isTrue();
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
         }
     }
 }
