@@ -170,7 +170,7 @@ class CompareCommandTest {
     void anUnknownScenarioOrOneWithUrlsIsAUsageError() throws Exception {
         assertThat(run("bench", "compare", "--scenario", "gzip")).isEqualTo(2);
         assertThat(err.toString()).contains("--scenario gzip (expected: without --a/--b, one of static, proxy,"
-                + " block, tls, slow-clients, flood, compression)");
+                + " block, tls, slow-clients, flood, compression, micro-cache)");
         String a = serve("x");
         assertThat(run("bench", "compare", "--a", a, "--b", a, "--scenario", "compression")).isEqualTo(2);
     }
