@@ -50,7 +50,10 @@ public final class BuiltInScenarios {
         return List.of(javaBin, "-cp", System.getProperty("java.class.path"));
     }
 
-    /** The Portico configuration the scenarios run: static files, a rate-limited path, a proxy to the app. */
+    /**
+     * The Portico configuration the scenarios run: static files, a rate-limited path, a proxy to the app, and the
+     * app's /hello/ pages behind a 1 s micro-cache (nginx's proxy_cache_valid 200 1s with proxy_cache_lock).
+     */
     static String porticoConf(int porticoPort, int appPort, Path staticDir) {
         return """
                 portico {
@@ -59,8 +62,10 @@ public final class BuiltInScenarios {
                   demo-app.enabled = false
                   upstreams { app { servers = ["127.0.0.1:%d"] } }
                   rate-limits { perclient { rate = 100r/s, burst = 20, nodelay = true } }
+                  caches { micro { max-size = 16m } }
                   locations = [
                     { path = "/static/", alias = "%3$s/" }
+                    { path = "/hello/", proxy = app, cache { zone = micro, valid = { 200 = 1s } } }
                     { path = "/gz/", alias = "%3$s/", compression { enabled = true, codings = [gzip], gzip-level = 5 } }
                     { path = "/gzapp/", proxy = "http://127.0.0.1:%2$d/files/",
                       compression { enabled = true, codings = [gzip], gzip-level = 5 } }
@@ -127,7 +132,7 @@ public final class BuiltInScenarios {
 
     /** The names {@link #run(java.util.Set)} takes, in the order the scenarios run. */
     public static final List<String> NAMES =
-            List.of("static", "proxy", "block", "tls", "slow-clients", "flood", "compression");
+            List.of("static", "proxy", "block", "tls", "slow-clients", "flood", "compression", "micro-cache");
 
     /** Runs every scenario. Child processes are gone when this returns or throws. */
     public List<Scenario> run() throws IOException, InterruptedException {
@@ -202,6 +207,12 @@ public final class BuiltInScenarios {
                 rows.add(compared("compression: 20 KB HTML page from the app, proxied identity vs gzip", gzip,
                         proxied + "/files/page.html", proxied + "/gzapp/page.html", shared, "identity", "gzip",
                         CompareMetric.THROUGHPUT, CompareMetric.BYTES, CompareMetric.P99));
+            }
+            if (only.contains("micro-cache")) {
+                // The gain a front tier gives a slow app: the page rendered once a second, not once per request.
+                rows.add(compared("micro-cache: app /hello/bench direct vs Portico with a 1 s cache", base,
+                        direct + "/hello/bench", proxied + "/hello/bench", shared, CompareMetric.THROUGHPUT,
+                        CompareMetric.P99));
             }
             return rows;
         }

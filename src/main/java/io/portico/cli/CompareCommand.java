@@ -59,7 +59,7 @@ final class CompareCommand implements Callable<Integer> {
     int rounds;
 
     @Option(names = "--scenario", paramLabel = "NAME", description = "Built-in scenarios only: run these (repeatable;"
-            + " static, proxy, block, tls, slow-clients, flood, compression); default all.")
+            + " static, proxy, block, tls, slow-clients, flood, compression, micro-cache); default all.")
     List<String> only = new ArrayList<>();
 
     @Option(names = "--json", paramLabel = "FILE|-", description = "Write both runs and the ratios as JSON.")

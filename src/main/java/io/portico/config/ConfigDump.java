@@ -76,6 +76,16 @@ public final class ConfigDump {
             d.close();
         });
         d.close();
+        if (!c.caches().isEmpty()) {
+            d.open("caches");
+            c.caches().values().stream().sorted((a, b) -> a.name().compareTo(b.name())).forEach(z -> {
+                d.open(name(z.name()));
+                d.kv("max-size", z.maxSize());
+                d.kv("inactive", dur(z.inactive()));
+                d.close();
+            });
+            d.close();
+        }
         d.line("locations = [");
         d.depth++;
         c.locations().forEach(d::location);
@@ -286,8 +296,27 @@ public final class ConfigDump {
         kv("allow", list(l.allow().stream().map(Cidr::toString).toList()));
         kv("deny", list(l.deny().stream().map(Cidr::toString).toList()));
         l.maxBodySize().ifPresent(size -> kv("max-body-size", size));
+        l.cache().ifPresent(this::cache);
         depth--;
         line("}");
+    }
+
+    private void cache(CacheConfig c) {
+        open("cache");
+        kv("zone", name(c.zone()));
+        List<String> valid = new java.util.ArrayList<>();
+        c.valid().entrySet().stream().sorted(Map.Entry.comparingByKey())
+                .forEach(e -> valid.add(e.getKey() + " = " + dur(e.getValue())));
+        c.validAny().ifPresent(d -> valid.add("any = " + dur(d)));
+        kv("valid", "{ " + String.join(", ", valid) + (valid.isEmpty() ? "}" : " }"));
+        kv("key", str(c.key().text()));
+        kv("methods", list(c.methods().stream().sorted().toList()));
+        kv("max-object-size", c.maxObjectSize());
+        kv("honor-cache-control", c.honorCacheControl());
+        kv("use-stale", list(CacheConfig.STALE_CONDITIONS.stream().filter(c.useStale()::contains).toList()));
+        kv("lock-timeout", dur(c.lockTimeout()));
+        kv("bypass", list(c.bypass().stream().map(TextTemplate::text).toList()));
+        close();
     }
 
     private void open(String name) {

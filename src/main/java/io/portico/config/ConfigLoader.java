@@ -27,7 +27,7 @@ public final class ConfigLoader {
             "listen", "workers", "transport", "access-log", "shutdown-timeout", "drain-delay", "pid-file", "limits",
             "static",
             "trusted-proxies", "allow-unlimited", "upstreams", "rate-limits", "limit-conn", "locations", "hosts",
-            "http2", "demo-app", "defaults");
+            "http2", "demo-app", "defaults", "caches");
 
     private ConfigLoader() {}
 
@@ -100,11 +100,11 @@ public final class ConfigLoader {
         Map<String, UpstreamConfig> upstreams = new java.util.LinkedHashMap<>(UpstreamReader.readAll(root, defaults));
         Map<String, RateLimitZoneConfig> rateLimits = RateLimitReader.readZones(root, defaults, paths);
         Map<String, LimitConnConfig> limitConn = RateLimitReader.readLimitConn(root, defaults, paths);
-        List<LocationConfig> locations =
-                new LocationReader(root, defaults, paths, upstreams, rateLimits.keySet(), limitConn.keySet())
-                        .readAll();
+        Map<String, CacheZoneConfig> caches = CacheReader.readZones(root, defaults);
+        List<LocationConfig> locations = new LocationReader(root, defaults, paths, upstreams, rateLimits.keySet(),
+                limitConn.keySet(), caches.keySet()).readAll();
         List<HostConfig> hosts = new HostReader(root, defaults, paths, upstreams, rateLimits.keySet(),
-                limitConn.keySet(), listen).readAll();
+                limitConn.keySet(), listen, caches.keySet()).readAll();
         DemoAppConfig demoApp = root.object("demo-app", null).map(n -> readDemoApp(n, paths)).orElseThrow();
         Http2Config http2 = root.object("http2", null).map(ConfigLoader::readHttp2).orElseThrow();
         root.finish(TOP_KEYS, "");
@@ -115,7 +115,7 @@ public final class ConfigLoader {
         return new PorticoConfig(
                 file, prefix, listen, workers, transport, accessLog, shutdownTimeout, limits,
                 staticConfig, trusted, unlimited, Map.copyOf(upstreams), rateLimits, limitConn, locations, demoApp, hosts,
-                http2, drainDelay, pidFile);
+                http2, drainDelay, pidFile, caches);
     }
 
     /** {@code defaults} holds only the sections and keys that reference.conf has there. */

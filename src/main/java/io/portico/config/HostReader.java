@@ -26,10 +26,12 @@ final class HostReader {
     private final Set<String> zones;
     private final Set<String> connZones;
     private final List<ListenerConfig> listeners;
+    private final Set<String> cacheZones;
 
     HostReader(Node root, Config defaults, Paths paths, Map<String, UpstreamConfig> upstreams, Set<String> zones,
-            Set<String> connZones, List<ListenerConfig> listeners) {
+            Set<String> connZones, List<ListenerConfig> listeners, Set<String> cacheZones) {
         this.listeners = listeners;
+        this.cacheZones = cacheZones;
         this.root = root;
         this.defaults = defaults;
         this.paths = paths;
@@ -76,7 +78,7 @@ final class HostReader {
                 h.problem("names", "no name (expected: at least one, e.g. [\"example.com\", \"*.example.com\"])");
             }
             List<LocationConfig> locations =
-                    new LocationReader(h, defaults, paths, upstreams, zones, connZones).readAll();
+                    new LocationReader(h, defaults, paths, upstreams, zones, connZones, cacheZones).readAll();
             boolean isDefault = h.bool("default");
             h.finish();
             if (isDefault) {

@@ -1,6 +1,7 @@
 package io.portico.config;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -12,6 +13,7 @@ import java.util.OptionalLong;
  * @param maxBodySize this location's largest request body (nginx's client_max_body_size in a location); empty:
  *     {@code limits.max-body-size}
  * @param compression what is compressed on the way out ({@link CompressionConfig#OFF} when not enabled)
+ * @param cache the response cache of a proxy location, empty when it has none
  */
 public record LocationConfig(
         Match match,
@@ -22,9 +24,16 @@ public record LocationConfig(
         List<Cidr> deny,
         String origin,
         OptionalLong maxBodySize,
-        CompressionConfig compression) {
+        CompressionConfig compression,
+        Optional<CacheConfig> cache) {
 
-    /** A location without compression. */
+    /** A location without a response cache. */
+    public LocationConfig(Match match, TargetConfig target, List<String> rateLimits, List<String> limitConn,
+            List<Cidr> allow, List<Cidr> deny, String origin, OptionalLong maxBodySize, CompressionConfig compression) {
+        this(match, target, rateLimits, limitConn, allow, deny, origin, maxBodySize, compression, Optional.empty());
+    }
+
+    /** A location without compression or a response cache. */
     public LocationConfig(Match match, TargetConfig target, List<String> rateLimits, List<String> limitConn,
             List<Cidr> allow, List<Cidr> deny, String origin, OptionalLong maxBodySize) {
         this(match, target, rateLimits, limitConn, allow, deny, origin, maxBodySize, CompressionConfig.OFF);

@@ -44,10 +44,12 @@ final class LocationReader {
     private final Config allDefaults;
     private final Set<String> zones;
     private final Set<String> connZones;
+    private final Set<String> cacheZones;
 
     LocationReader(
             Node root, Config defaults, Paths paths, Map<String, UpstreamConfig> upstreams, Set<String> zones,
-            Set<String> connZones) {
+            Set<String> connZones, Set<String> cacheZones) {
+        this.cacheZones = cacheZones;
         this.root = root;
         this.allDefaults = defaults;
         this.defaults = defaults.getConfig("location");
@@ -99,8 +101,11 @@ final class LocationReader {
         }
         OptionalLong maxBodySize = n.isSet("max-body-size")
                 ? OptionalLong.of(n.bytes("max-body-size", 0, Long.MAX_VALUE)) : OptionalLong.empty();
+        Optional<CacheConfig> cache =
+                CacheReader.read(n, allDefaults, cacheZones, target instanceof TargetConfig.Proxy);
         Set<String> known = new HashSet<>(STATIC_KEYS);
         known.addAll(PROXY_KEYS);
+        known.add("cache");
         known.addAll(MATCHES);
         known.addAll(TARGETS);
         CompressionConfig compression = CompressionReader.read(n);
@@ -110,7 +115,7 @@ final class LocationReader {
         }
         String origin = n.origin().description();
         return Optional.of(new LocationConfig(
-                match, target, rateLimits, limitConn, allow, deny, origin, maxBodySize, compression));
+                match, target, rateLimits, limitConn, allow, deny, origin, maxBodySize, compression, cache));
     }
 
     /**

@@ -32,7 +32,20 @@ public record PorticoConfig(
         List<HostConfig> hosts,
         Http2Config http2,
         Duration drainDelay,
-        Optional<Path> pidFile) {
+        Optional<Path> pidFile,
+        Map<String, CacheZoneConfig> caches) {
+
+    /** Without response cache zones. */
+    public PorticoConfig(Path file, Path prefix, List<ListenerConfig> listen, int workers, IoTransport transport,
+            AccessLogConfig accessLog, Duration shutdownTimeout, LimitsConfig limits, StaticConfig staticFiles,
+            List<Cidr> trustedProxies, List<Cidr> allowUnlimited, Map<String, UpstreamConfig> upstreams,
+            Map<String, RateLimitZoneConfig> rateLimits, Map<String, LimitConnConfig> limitConn,
+            List<LocationConfig> locations, DemoAppConfig demoApp, List<HostConfig> hosts,
+            Http2Config http2, Duration drainDelay, Optional<Path> pidFile) {
+        this(file, prefix, listen, workers, transport, accessLog, shutdownTimeout, limits, staticFiles, trustedProxies,
+                allowUnlimited, upstreams, rateLimits, limitConn, locations, demoApp, hosts, http2, drainDelay, pidFile,
+                Map.of());
+    }
 
     /** Without a drain delay (tests and tools that build a configuration by hand). */
     public PorticoConfig(Path file, Path prefix, List<ListenerConfig> listen, int workers, IoTransport transport,

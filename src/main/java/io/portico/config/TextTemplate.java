@@ -47,6 +47,14 @@ public record TextTemplate(String text, List<Part> parts) {
 
     public record Var(Variable variable) implements Part {}
 
+    /**
+     * nginx's {@code $http_NAME} (a request header, {@code _} for {@code -}) and {@code $cookie_NAME} (a cookie of
+     * the request): empty when the request has none.
+     */
+    public record Field(Source source, String name) implements Part {
+        public enum Source { HEADER, COOKIE }
+    }
+
     /** Text without variables. */
     public static TextTemplate literal(String text) {
         return new TextTemplate(text, text.isEmpty() ? List.of() : List.of(new Literal(text)));
@@ -54,7 +62,7 @@ public record TextTemplate(String text, List<Part> parts) {
 
     /** Whether no part is a variable: the text is the value. */
     public boolean isLiteral() {
-        return parts.stream().noneMatch(p -> p instanceof Var);
+        return parts.stream().allMatch(p -> p instanceof Literal);
     }
 
     @Override
@@ -88,19 +96,30 @@ public record TextTemplate(String text, List<Part> parts) {
                 throw new IllegalArgumentException("a '$' that names no variable (there is no escape for '$', as in"
                         + " nginx; expected: one of " + known() + ")");
             }
-            Variable v = Variable.named(name).orElseThrow(() -> new IllegalArgumentException(
-                    "'$" + name + "' is not a variable Portico knows (expected: one of " + known() + ")"));
+            Part part = field(name).orElseGet(() -> new Var(Variable.named(name).orElseThrow(() ->
+                    new IllegalArgumentException("'$" + name + "' is not a variable Portico knows (expected: one of "
+                            + known() + ", $http_NAME, $cookie_NAME)"))));
             if (!literal.isEmpty()) {
                 parts.add(new Literal(literal.toString()));
                 literal.setLength(0);
             }
-            parts.add(new Var(v));
+            parts.add(part);
             i = braced ? end + 1 : end;
         }
         if (!literal.isEmpty()) {
             parts.add(new Literal(literal.toString()));
         }
         return new TextTemplate(text, List.copyOf(parts));
+    }
+
+    private static Optional<Part> field(String name) {
+        if (name.startsWith("http_") && name.length() > 5) {
+            return Optional.of(new Field(Field.Source.HEADER, name.substring(5).replace('_', '-')));
+        }
+        if (name.startsWith("cookie_") && name.length() > 7) {
+            return Optional.of(new Field(Field.Source.COOKIE, name.substring(7)));
+        }
+        return Optional.empty();
     }
 
     private static boolean nameChar(char c) {

@@ -21,6 +21,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -114,9 +115,11 @@ public final class PorticoMetrics implements AutoCloseable {
     private final TlsFailureHandler tls = new TlsFailureHandler();
     private final ProtocolMeters protocols = new ProtocolMeters(registry);
     private volatile MetricSources sources = MetricSources.empty();
+    private volatile java.util.function.Supplier<java.util.Map<String, CacheZoneFigures>> caches = java.util.Map::of;
 
     public PorticoMetrics() {
         SourceFamilies.register(registry, () -> sources, tls);
+        CacheFamilies.register(registry, () -> caches.get());
         // nginx's handled: accepted connections not dropped for a lack of resources. Portico stops accepting at
         // max-connections instead of dropping, so it is always the accepted figure (dashboards built on
         // stub_status expect both).
@@ -169,6 +172,16 @@ public final class PorticoMetrics implements AutoCloseable {
             }
         }
         this.sources = sources;
+    }
+
+    /** The response cache zones' figures now (the status page). */
+    Map<String, CacheZoneFigures> cacheFigures() {
+        return caches.get();
+    }
+
+    /** Binds the response cache zones of a configuration: their figures become what the cache families read. */
+    public void bindCaches(java.util.function.Supplier<java.util.Map<String, CacheZoneFigures>> zones) {
+        this.caches = zones;
     }
 
     /** The meters of the location labelled {@code label} (its match: {@code = /x}, {@code ~ re}, {@code /prefix}). */

@@ -59,7 +59,24 @@ final class StatusPage {
                     .append(",\"rejected\":").append(z.getValue().rejected())
                     .append(",\"dry_run\":").append(s.dryRunZones().contains(z.getKey())).append('}');
         }
-        return b.append("}}\n").toString();
+        b.append('}');
+        Map<String, CacheZoneFigures> caches = metrics.cacheFigures();
+        if (!caches.isEmpty()) {
+            b.append(",\"caches\":{");
+            boolean firstCache = true;
+            for (Map.Entry<String, CacheZoneFigures> z : caches.entrySet()) {
+                CacheZoneFigures f = z.getValue();
+                b.append(firstCache ? "" : ",");
+                firstCache = false;
+                string(b, z.getKey()).append(":{\"hits\":").append(f.hits()).append(",\"misses\":")
+                        .append(f.misses()).append(",\"stale\":").append(f.stale() + f.updating())
+                        .append(",\"bypass\":").append(f.bypass()).append(",\"entries\":").append(f.entries())
+                        .append(",\"bytes\":").append(f.bytes()).append(",\"evictions\":").append(f.evictions())
+                        .append('}');
+            }
+            b.append('}');
+        }
+        return b.append("}\n").toString();
     }
 
     String html() {
@@ -99,6 +116,19 @@ final class StatusPage {
                         .append(z.getValue().passed()).append("</td><td>").append(z.getValue().rejected())
                         .append("</td></tr>\n");
             }
+            b.append("</table>\n");
+        }
+        Map<String, CacheZoneFigures> caches = metrics.cacheFigures();
+        if (!caches.isEmpty()) {
+            b.append("<h2>Response caches</h2>\n<table><tr><th>zone</th><th>hits</th><th>misses</th><th>stale</th>"
+                    + "<th>bypass</th><th>entries</th><th>bytes</th><th>evictions</th></tr>\n");
+            caches.forEach((zone, f) -> {
+                b.append("<tr><td>");
+                escape(b, zone).append("</td><td>").append(f.hits()).append("</td><td>").append(f.misses())
+                        .append("</td><td>").append(f.stale() + f.updating()).append("</td><td>").append(f.bypass())
+                        .append("</td><td>").append(f.entries()).append("</td><td>").append(f.bytes())
+                        .append("</td><td>").append(f.evictions()).append("</td></tr>\n");
+            });
             b.append("</table>\n");
         }
         return b.append("<p><a href=\"?format=json\">JSON</a></p>\n</body></html>\n").toString();

@@ -85,7 +85,7 @@ public final class Proxies implements AutoCloseable {
     }
 
     /** The responder of a {@code proxy} location; shared by every event loop. */
-    public Responder responder(LocationConfig location, TargetConfig.Proxy target) {
+    public ProxyResponder responder(LocationConfig location, TargetConfig.Proxy target) {
         return new ProxyResponder(new ProxySettings(location, target, pool(target.upstream()),
                 location.maxBodySize().orElse(config.limits().maxBodySize()), files));
     }

@@ -33,12 +33,14 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
     private final Failover failover;
     private final RequestForwarder request;
     private final ResponseRelay response;
+    private final ResponseTap tap;
     private Attempt current;
     private UpstreamFailure lastFailure;
     private boolean finished;
 
-    ProxyExchange(ProxySettings settings, ClientExchange client, HttpRequest request) {
+    ProxyExchange(ProxySettings settings, ClientExchange client, HttpRequest request, ResponseTap tap) {
         this.settings = settings;
+        this.tap = tap;
         this.client = client;
         this.loop = client.channel().eventLoop();
         this.hashKey = settings.pool().hashKey().evaluate(request, client.path(), client.clientAddress());
@@ -46,7 +48,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         this.sendTimeoutNanos = settings.pool().config().sendTimeout().toNanos();
         this.failover = new Failover(settings.retries(), Methods.idempotent(request.method()));
         boolean websocket = HopByHop.isWebSocketUpgrade(request.headers());
-        this.response = new ResponseRelay(this, settings, client, request, websocket);
+        this.response = new ResponseRelay(this, settings, client, request, websocket, tap);
         this.request = new RequestForwarder(this, settings, client, request, websocket);
     }
 
@@ -223,9 +225,15 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         }
         request.release();
         response.release();
+        tap.finished();
     }
 
     private void reject(UpstreamFailure failure) {
+        if (!finished && tap.failed(failure.status().equals(HttpResponseStatus.GATEWAY_TIMEOUT))) {
+            endLog(failure.note()); // the tap answered (a stale copy): the client gets no error
+            finish();
+            return;
+        }
         reject(failure.status(), failure.note());
     }
 
@@ -243,7 +251,9 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
     void abortClient(String note) {
         endLog(note);
         finish();
-        client.channel().close();
+        if (!response.swallowing()) { // a response the tap took over never wrote to the client
+            client.channel().close();
+        }
     }
 
     private void endLog(String note) {

@@ -31,6 +31,9 @@ final class ResponseRelay {
     private final HttpRequest request;
     private final boolean websocket;
     private final ResponseWriter writer;
+    private final ResponseTap tap;
+    /** The tap took the response over: its body is read for the tap only, nothing goes to the client. */
+    private boolean swallowing;
     private boolean started;
     private boolean upstreamDone; // the upstream response is complete; parked bytes may still go to the client
     private boolean upstreamKeepAlive;
@@ -39,8 +42,10 @@ final class ResponseRelay {
     private HttpResponse heldHead;
 
     ResponseRelay(ProxyExchange exchange, ProxySettings settings, ClientExchange client, HttpRequest request,
-            boolean websocket) {
+            boolean websocket, ResponseTap tap) {
         this.exchange = exchange;
+        this.tap = tap;
+        this.swallowing = tap.detached();
         this.settings = settings;
         this.client = client;
         this.clientVersion = request.protocolVersion();
@@ -77,11 +82,15 @@ final class ResponseRelay {
         return upstreamDone;
     }
 
+    boolean swallowing() {
+        return swallowing;
+    }
+
     /**
      * Starts reading a freshly sent request's response: auto-read when buffering, one read at a time when streaming.
      */
     void startReading(Channel up) {
-        if (writer.buffering()) {
+        if (writer.buffering() || swallowing) {
             up.config().setAutoRead(true);
         } else {
             up.config().setAutoRead(false);
@@ -131,10 +140,20 @@ final class ResponseRelay {
         }
         started = true;
         upstreamKeepAlive = HttpUtil.isKeepAlive(response);
-        ForwardedResponse.rewrite(response, request, client, settings);
+        if (!tap.head(response)) {
+            swallowing = true;
+        }
         if (response instanceof FullHttpResponse) {
+            if (!swallowing) {
+                ForwardedResponse.rewrite(response, request, client, settings);
+            }
             return true;
         }
+        if (swallowing) {
+            readMore();
+            return false;
+        }
+        ForwardedResponse.rewrite(response, request, client, settings);
         // Held rather than written: a small response's head and body come in one read, and one write of both
         // costs one trip through the client's outbound handlers instead of two. (A head written alone was not
         // flushed before its body either.)
@@ -155,13 +174,25 @@ final class ResponseRelay {
             exchange.upstreamBroken("malformed response body: " + LogNotes.describe(content.decoderResult().cause()));
             return;
         }
+        tap.content(content.content());
         if (content instanceof LastHttpContent last) {
             // Everything is settled before the last write: on it the server logs the request and may start the next.
             exchange.logAttempt(a);
             a.server.succeeded();
             a.end(upstreamKeepAlive && exchange.requestComplete());
             upstreamDone = true;
+            tap.end();
+            if (swallowing) {
+                last.release();
+                exchange.finish();
+                return;
+            }
             writer.end(withHeldHead(last));
+            return;
+        }
+        if (swallowing) {
+            content.release();
+            readMore();
             return;
         }
         if (heldHead != null) {
@@ -193,9 +224,9 @@ final class ResponseRelay {
         if (up == null) {
             return;
         }
-        boolean room = writer.room();
+        boolean room = swallowing || writer.room();
         a.readPaused(!room);
-        if (writer.buffering()) {
+        if (writer.buffering() || swallowing) {
             if (up.config().isAutoRead() != room) {
                 up.config().setAutoRead(room);
             }

@@ -24,11 +24,43 @@ public final class Variables {
         for (TextTemplate.Part part : template.parts()) {
             if (part instanceof TextTemplate.Literal literal) {
                 out.append(literal.text());
+            } else if (part instanceof TextTemplate.Field field) {
+                out.append(field(field, request));
             } else {
                 out.append(value(((TextTemplate.Var) part).variable(), client, request));
             }
         }
         return out.toString();
+    }
+
+    /** {@code $http_NAME}: the header's first value; {@code $cookie_NAME}: the cookie's value; else empty. */
+    static String field(TextTemplate.Field field, HttpRequest request) {
+        if (field.source() == TextTemplate.Field.Source.HEADER) {
+            return request.headers().get(field.name(), "");
+        }
+        for (String header : request.headers().getAll(HttpHeaderNames.COOKIE)) {
+            String value = cookie(header, field.name());
+            if (value != null) {
+                return value;
+            }
+        }
+        return "";
+    }
+
+    /** The value of cookie {@code name} in one Cookie header ({@code a=1; b=2}), or null. */
+    private static String cookie(String header, String name) {
+        int i = 0;
+        while (i < header.length()) {
+            int end = header.indexOf(';', i);
+            end = end < 0 ? header.length() : end;
+            int eq = header.indexOf('=', i);
+            if (eq > 0 && eq < end && header.substring(i, eq).strip().equals(name)) {
+                String v = header.substring(eq + 1, end).strip();
+                return v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"") ? v.substring(1, v.length() - 1) : v;
+            }
+            i = end + 1;
+        }
+        return null;
     }
 
     static String value(TextTemplate.Variable variable, ClientExchange client, HttpRequest request) {

@@ -11,7 +11,7 @@ import java.util.stream.Collectors;
 
 /**
  * What a reload changed, for its log: listeners kept, added and removed; locations added and removed (by their
- * match); zones and upstream pools kept (with their state) or replaced, added, removed; and the settings a reload
+ * match); zones, upstream pools and cache zones kept (with their state) or replaced, added, removed; and the settings a reload
  * cannot change, which keep their running value until a restart.
  */
 public record ReloadReport(List<String> lines) {
@@ -35,6 +35,8 @@ public record ReloadReport(List<String> lines) {
         lines.add(line("zones", zonesBefore, zonesAfter, g.targets.keptZones(old.targets)));
         lines.add(line("upstreams", before.upstreams().keySet(), after.upstreams().keySet(),
                 g.targets.keptUpstreams(old.targets)));
+        lines.add(line("caches", before.caches().keySet(), after.caches().keySet(),
+                g.targets.keptCaches(old.targets)));
         List<String> restart = new ArrayList<>();
         if (before.workers() != after.workers()) {
             restart.add("workers");

@@ -1,6 +1,7 @@
 package io.portico.server;
 
 import io.netty.channel.EventLoopGroup;
+import io.portico.cache.Caches;
 import io.portico.config.LocationConfig;
 import io.portico.config.PorticoConfig;
 import io.portico.config.RateLimitZoneConfig;
@@ -38,14 +39,16 @@ final class Targets implements AutoCloseable {
     private final RateLimits rateLimits;
     private final PorticoMetrics metrics;
     private final ServerState state;
+    private final Caches caches;
     /** Each location's request meters, by identity: filled while the router is built, read by every request. */
     private final Map<LocationConfig, LocationMeters> locationMeters = new IdentityHashMap<>();
     private final LocationMeters unrouted;
     private final MetricSources sources;
 
     private Targets(PorticoConfig config, StaticFiles staticFiles, Proxies proxies, RateLimits rateLimits,
-            PorticoMetrics metrics, ServerState state) {
+            PorticoMetrics metrics, ServerState state, Caches caches) {
         this.config = config;
+        this.caches = caches;
         this.staticFiles = staticFiles;
         this.proxies = proxies;
         this.rateLimits = rateLimits;
@@ -79,12 +82,14 @@ final class Targets implements AutoCloseable {
         }
         StaticFiles staticFiles = previous != null && previous.config.staticFiles().equals(config.staticFiles())
                 ? previous.staticFiles : StaticFiles.create(config.staticFiles());
-        return new Targets(config, staticFiles, proxies, rateLimits, metrics, state);
+        Caches caches = Caches.create(config.caches(), previous == null ? null : previous.caches);
+        return new Targets(config, staticFiles, proxies, rateLimits, metrics, state, caches);
     }
 
     /** Makes the metrics report on these modules: when their generation becomes the current one. */
     void bindMetrics() {
         metrics.bind(sources, proxies.pools().values());
+        metrics.bindCaches(caches::figures);
     }
 
     RateLimits rateLimits() {
@@ -98,6 +103,10 @@ final class Targets implements AutoCloseable {
 
     List<String> keptUpstreams(Targets previous) {
         return proxies.keptFrom(previous.proxies);
+    }
+
+    List<String> keptCaches(Targets previous) {
+        return caches.keptFrom(previous.caches);
     }
 
     /** The location's responder, behind its allow / deny lists when it has any; its meters are bound here. */
@@ -118,13 +127,13 @@ final class Targets implements AutoCloseable {
             return staticFiles.responder(location, s, proxies::named);
         }
         if (t instanceof TargetConfig.Proxy p) {
-            return proxies.responder(location, p);
+            return caches.responder(location, proxies.responder(location, p));
         }
         if (t instanceof TargetConfig.Metrics) {
             return new MetricsResponder(metrics);
         }
         if (t instanceof TargetConfig.Status) {
-            return new StatusResponder(metrics, state::draining);
+            return caches.admin(new StatusResponder(metrics, state::draining));
         }
         if (t instanceof TargetConfig.Health) {
             return new HealthResponder(state::draining);

@@ -70,8 +70,9 @@ class ManagedProcessTest {
         assertThat(conf).contains("listen = [\"127.0.0.1:8080\"]", "servers = [\"127.0.0.1:9090\"]",
                 "perclient { rate = 100r/s, burst = 20, nodelay = true }", "alias = \"/tmp/s/\"",
                 "{ path = \"/limited/\", proxy = app, rate-limit = perclient }", "access-log = off",
-                "demo-app.enabled = false");
-        assertThat(com.typesafe.config.ConfigFactory.parseString(conf).getConfigList("portico.locations")).hasSize(3);
+                "demo-app.enabled = false", "caches { micro { max-size = 16m } }",
+                "{ path = \"/hello/\", proxy = app, cache { zone = micro, valid = { 200 = 1s } } }");
+        assertThat(com.typesafe.config.ConfigFactory.parseString(conf).getConfigList("portico.locations")).hasSize(6);
     }
 
     @Test

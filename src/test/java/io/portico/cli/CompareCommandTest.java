@@ -119,7 +119,7 @@ class CompareCommandTest {
         Map<String, Object> json = (Map<String, Object>) MiniJson.parse(Files.readString(dir.resolve("r.json")));
         assertThat(json).containsEntry("report", "compare");
         List<Map<String, Object>> scenarios = (List<Map<String, Object>>) json.get("scenarios");
-        assertThat(scenarios).hasSize(8);
+        assertThat(scenarios).hasSize(9);
         assertThat(scenarios).allSatisfy(sc -> {
             assertThat(sc).containsKeys("name", "ratios_b_over_a", "a", "b", "notes", "assertions");
             assertThat((List<Object>) sc.get("assertions")).hasSize(1);
@@ -147,11 +147,14 @@ class CompareCommandTest {
                     .get("bytes");
             assertThat(((Number) bytes.get("ratio")).doubleValue()).isBetween(0.05, 0.3);
         }
+        Map<String, Object> micro = scenarios.get(8);
+        assertThat((String) micro.get("name"))
+                .isEqualTo("micro-cache: app /hello/bench direct vs Portico with a 1 s cache");
         String html = Files.readString(dir.resolve("r.html"));
         HtmlPage page = HtmlPage.parse(html);
         page.assertEveryChartHasDataAndRoundTicksFromZero();
-        assertThat(page.all("section")).hasSize(8);
-        assertThat(page.all("svg")).hasSize(24);
+        assertThat(page.all("section")).hasSize(9);
+        assertThat(page.all("svg")).hasSize(27);
         assertThat(html).contains("<th>scenario</th><th>result</th><th>assertions</th>");
     }
 
@@ -167,7 +170,7 @@ class CompareCommandTest {
     void anUnknownScenarioOrOneWithUrlsIsAUsageError() throws Exception {
         assertThat(run("bench", "compare", "--scenario", "gzip")).isEqualTo(2);
         assertThat(err.toString()).contains("--scenario gzip (expected: without --a/--b, one of static, proxy,"
-                + " block, tls, slow-clients, flood, compression)");
+                + " block, tls, slow-clients, flood, compression, micro-cache)");
         String a = serve("x");
         assertThat(run("bench", "compare", "--a", a, "--b", a, "--scenario", "compression")).isEqualTo(2);
     }

@@ -56,6 +56,21 @@ class VariablesTest {
     }
 
     @Test
+    void aRequestHeaderAndACookieAreVariablesToo() throws Exception {
+        PorticoServer server = TestServers.start("""
+                locations = [{ path = "/", return = { status = 200, body = "[$http_x_forwarded_user|$cookie_session]" } }]""");
+        try {
+            Response r = exchange(server, "GET / HTTP/1.1\r\nHost: a\r\nX-Forwarded-User: bob\r\n"
+                    + "Cookie: theme=dark; session=\"s1\"\r\nCookie: other=1\r\n\r\n");
+            assertThat(r.text()).isEqualTo("[bob|s1]");
+            assertThat(exchange(server, "GET / HTTP/1.1\r\nHost: a\r\nCookie: sessionx=1\r\n\r\n").text())
+                    .as("absent: empty").isEqualTo("[|]");
+        } finally {
+            server.stop();
+        }
+    }
+
+    @Test
     void headerValuesTakeVariablesBothWays() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"))) {
             PorticoServer server = TestServers.start("""
@@ -82,7 +97,8 @@ class VariablesTest {
 
     @Test
     void checkRefusesAnyOtherNameWithTheListOfKnownOnes() {
-        String known = "(expected: one of $scheme, $host, $request_uri, $uri, $args, $remote_addr)";
+        String known = "(expected: one of $scheme, $host, $request_uri, $uri, $args, $remote_addr, $http_NAME,"
+                + " $cookie_NAME)";
         assertThatThrownBy(() -> config("""
                 locations = [{ path = "/", return = { status = 301, location = "https://$hostname/" } }]"""))
                 .hasMessageContaining("return.location: 'https://$hostname/': '$hostname' is not a variable"
@@ -99,8 +115,11 @@ class VariablesTest {
                 .hasMessageContaining("set-request-headers.X-A: '${host': '${host' has no closing brace");
         assertThatThrownBy(() -> config("""
                 upstreams { app { servers = ["127.0.0.1:1"] } }
-                locations = [{ path = "/", proxy = app, set-response-headers { X-A = "$http_cookie" } }]"""))
-                .hasMessageContaining("set-response-headers.X-A: '$http_cookie': '$http_cookie' is not a variable");
+                locations = [{ path = "/", proxy = app, set-response-headers { X-A = "$upstream_addr" } }]"""))
+                .hasMessageContaining("set-response-headers.X-A: '$upstream_addr': '$upstream_addr' is not a variable");
+        assertThatThrownBy(() -> config("""
+                locations = [{ path = "/", return = { status = 200, body = "$http_" } }]"""))
+                .hasMessageContaining("'$http_' is not a variable");
     }
 
     private static void config(String body) {
