@@ -29,7 +29,9 @@ class DurationUnitTest {
             "defaults.health-check.", "upstreams.app.health-check.",
             "defaults.rate-limit.", "rate-limits.z.",
             "defaults.limit-conn.", "limit-conn.c.",
-            "defaults.location.", "locations.0.");
+            "defaults.location.", "locations.0.",
+            "defaults.cache-zone.", "caches.pages.",
+            "defaults.cache.", "locations.1.cache.");
     /** Duration keys whose default is null, so that reference.conf does not show them as durations. */
     private static final Set<String> NULL_DEFAULT_DURATIONS = Set.of("defaults.location.expires");
 
@@ -71,7 +73,8 @@ class DurationUnitTest {
                 upstreams { app { servers = [{ address = "127.0.0.1:5000" }], health-check {} } }
                 rate-limits { z { rate = 1r/s } }
                 limit-conn { c { max = 1 } }
-                locations = [{ path = "/", root = "static/" }]
+                caches { pages {} }
+                locations = [{ path = "/", root = "static/" }, { path = "/p/", proxy = app, cache { zone = pages } }]
                 """);
         Set<String> expected = new TreeSet<>();
         for (String key : durationKeys) {
@@ -82,7 +85,7 @@ class DurationUnitTest {
                 }
             }
             assertThat(readAt).as("a defaults section this test does not map: %s", key).doesNotStartWith("defaults.");
-            text.append(readAt.replace(".0.", "0.")).append(" = 75\n");
+            text.append(readAt.replace(".0.", "0.").replace("locations.1.", "locations1.")).append(" = 75\n");
             expected.add("portico." + readAt);
         }
         // HOCON has no list index paths: write the element keys into the list entries instead.
@@ -105,14 +108,20 @@ class DurationUnitTest {
         assertThat(config.limits().clientBodyTimeout()).isEqualTo(Duration.ofMillis(1500));
     }
 
-    /** {@code servers0.K = 75} and {@code locations0.K = 75} lines become keys of the list's first element. */
+    /**
+     * {@code servers0.K = 75} and {@code locations0.K = 75} lines become keys of the list's first element,
+     * {@code locations1.cache.K = 75} keys of the second location's cache.
+     */
     private static String inlineListEntries(String text) {
         StringBuilder servers = new StringBuilder();
         StringBuilder location = new StringBuilder();
+        StringBuilder cache = new StringBuilder();
         StringBuilder rest = new StringBuilder();
         for (String line : text.split("\n")) {
             if (line.startsWith("upstreams.app.servers0.")) {
                 servers.append(", ").append(line.substring("upstreams.app.servers0.".length()));
+            } else if (line.startsWith("locations1.cache.")) {
+                cache.append(", ").append(line.substring("locations1.cache.".length()));
             } else if (line.startsWith("locations0.")) {
                 location.append(", ").append(line.substring("locations0.".length()));
             } else {
@@ -121,7 +130,8 @@ class DurationUnitTest {
         }
         return rest.toString()
                 .replace("{ address = \"127.0.0.1:5000\" }", "{ address = \"127.0.0.1:5000\"" + servers + " }")
-                .replace("root = \"static/\" }", "root = \"static/\"" + location + " }");
+                .replace("root = \"static/\" }", "root = \"static/\"" + location + " }")
+                .replace("cache { zone = pages }", "cache { zone = pages" + cache + " }");
     }
 
     private String resource(String name) throws IOException {

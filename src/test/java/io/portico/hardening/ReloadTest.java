@@ -250,6 +250,22 @@ class ReloadTest {
     }
 
     @Test
+    void aCacheZoneWhoseDefinitionIsUnchangedKeepsItsEntriesAndAChangedOneStartsEmpty() throws Exception {
+        String zone = "caches { pages { max-size = 1m } }\n";
+        String locations = "locations = [ { path = \"/\", proxy = app, cache { zone = pages, valid = { 200 = 1h } } }"
+                + " %s ]";
+        start(zone + upstreams("") + locations.formatted(""));
+        assertThat(get("/page").header("X-Cache")).isEqualTo("MISS");
+        assertThat(get("/page").header("X-Cache")).isEqualTo("HIT");
+        assertThat(reload(zone + upstreams("") + locations.formatted(", { exact = \"/x\", return = 204 }"))).isTrue();
+        assertThat(get("/page").header("X-Cache")).as("the zone kept with its entries").isEqualTo("HIT");
+        assertThat(upstream.requests()).hasSize(1);
+        assertThat(reload(zone.replace("1m", "2m") + upstreams("") + locations.formatted(""))).isTrue();
+        assertThat(get("/page").header("X-Cache")).as("a changed zone starts empty").isEqualTo("MISS");
+        assertThat(upstream.requests()).hasSize(2);
+    }
+
+    @Test
     void aPoolWhoseDefinitionIsUnchangedKeepsItsConnectionsAndAChangedOneOpensNewOnes() throws Exception {
         String locations = "locations = [ { path = \"/\", proxy = app } %s ]";
         // one event loop: its pool is the one every request here draws on
