@@ -14,7 +14,7 @@ class CompareAssertionTest {
             List.of(ReportFixtures.result(200, 1)), null);
 
     private static final String METRICS = "METRIC one of throughput (or rps), p50, p90, p99, p999, max, "
-            + "availability, errors";
+            + "availability, errors, bytes";
 
     @Test
     void aBareBoundWithoutAUnitIsTheRatioBOverA() {
