@@ -3,25 +3,43 @@ package io.portico.compress;
 import io.portico.config.CompressionConfig.Coding;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
- * The coding an Accept-Encoding field asks for (RFC 9110 12.5.3): the highest q among the codings offered, the
- * server's order breaking ties; {@code q=0} refuses a coding, {@code *} stands for codings not named, and an
+ * The coding an Accept-Encoding field asks for (RFC 9110 12.5.3), for on-the-fly compression and for the static
+ * files' precompressed variants alike: the highest q among the codings offered, the caller's order breaking ties;
+ * {@code q=0} refuses a coding, {@code *} stands for codings not named, {@code x-gzip} is {@code gzip}, and an
  * {@code identity} preferred over every offered coding wins (so does no field at all). A malformed entry is
  * ignored, as nginx and Caddy do.
  */
-final class AcceptEncoding {
+public final class AcceptEncoding {
     /** RFC 9110's qvalue: 0 to 1 with up to three decimals. */
-    private static final java.util.regex.Pattern QVALUE = java.util.regex.Pattern.compile("0(\\.\\d{0,3})?|1(\\.0{0,3})?");
+    private static final Pattern QVALUE = Pattern.compile("0(\\.\\d{0,3})?|1(\\.0{0,3})?");
 
     private AcceptEncoding() {}
 
-    /** The coding to use, or null to send the body as it is. */
+    /** The coding to compress with, or null to send the body as it is. */
     static Coding choose(String field, List<Coding> offered) {
         if (field == null || field.isEmpty() || offered.isEmpty()) {
             return null;
         }
-        double[] q = new double[Coding.values().length];
+        String[] tokens = new String[offered.size()];
+        for (int i = 0; i < tokens.length; i++) {
+            tokens[i] = offered.get(i).token;
+        }
+        int chosen = choose(field, tokens);
+        return chosen < 0 ? null : offered.get(chosen);
+    }
+
+    /**
+     * The index of the content-coding token (lower case, in order of preference) the field picks, or -1 for none
+     * (the body as it is). A null token is a coding not on offer.
+     */
+    public static int choose(String field, String[] tokens) {
+        if (field == null || field.isEmpty()) {
+            return -1;
+        }
+        double[] q = new double[tokens.length];
         java.util.Arrays.fill(q, -1);
         double star = -1;
         double identity = -1;
@@ -37,27 +55,29 @@ final class AcceptEncoding {
             if (quality < 0 || name.isEmpty()) {
                 continue;
             }
-            switch (name) {
-                case "*" -> star = quality;
-                case "identity" -> identity = quality;
-                case "gzip", "x-gzip" -> q[Coding.GZIP.ordinal()] = quality;
-                case "br" -> q[Coding.BR.ordinal()] = quality;
-                case "zstd" -> q[Coding.ZSTD.ordinal()] = quality;
-                default -> {
-                    // a coding Portico does not produce (deflate, compress): nothing to offer for it
+            if (name.equals("*")) {
+                star = quality;
+            } else if (name.equals("identity")) {
+                identity = quality;
+            } else {
+                String token = name.equals("x-gzip") ? "gzip" : name;
+                for (int i = 0; i < tokens.length; i++) {
+                    if (token.equals(tokens[i])) {
+                        q[i] = quality;
+                    }
                 }
             }
         }
-        Coding best = null;
+        int best = -1;
         double bestQ = 0;
-        for (Coding coding : offered) {
-            double quality = q[coding.ordinal()] >= 0 ? q[coding.ordinal()] : Math.max(star, 0);
-            if (quality > bestQ) {
-                best = coding;
+        for (int i = 0; i < tokens.length; i++) {
+            double quality = q[i] >= 0 ? q[i] : Math.max(star, 0);
+            if (tokens[i] != null && quality > bestQ) {
+                best = i;
                 bestQ = quality;
             }
         }
-        return best != null && identity > bestQ ? null : best;
+        return best >= 0 && identity > bestQ ? -1 : best;
     }
 
     /** The q of ";q=0.5" parameters: 1 without one, -1 when malformed. */
