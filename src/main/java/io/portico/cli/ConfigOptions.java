@@ -3,6 +3,7 @@ package io.portico.cli;
 import io.portico.config.ConfigLoader;
 import io.portico.config.InvalidConfigException;
 import io.portico.config.PorticoConfig;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Optional;
 import picocli.CommandLine.Option;
@@ -20,5 +21,20 @@ final class ConfigOptions {
 
     PorticoConfig load() throws InvalidConfigException {
         return ConfigLoader.load(file, Optional.ofNullable(prefix));
+    }
+
+    /**
+     * The configuration, or null after its problems were printed to {@code err} as {@code check} prints them and
+     * then {@code portico: OUTCOME} ("not started", "not reloaded").
+     */
+    PorticoConfig loadOrReport(PrintWriter err, String outcome) {
+        try {
+            return load();
+        } catch (InvalidConfigException e) {
+            CheckCommand.printProblems(err, e);
+            err.println("portico: " + outcome);
+            err.flush();
+            return null;
+        }
     }
 }

@@ -1,6 +1,5 @@
 package io.portico.cli;
 
-import io.portico.config.InvalidConfigException;
 import io.portico.config.PorticoConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -32,13 +31,8 @@ final class ReloadCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        PorticoConfig config;
-        try {
-            config = conf.load();
-        } catch (InvalidConfigException e) {
-            CheckCommand.printProblems(err, e);
-            err.println("portico: not reloaded");
-            err.flush();
+        PorticoConfig config = conf.loadOrReport(err, "not reloaded");
+        if (config == null) {
             return 1;
         }
         Optional<Path> pidFile = config.pidFile();

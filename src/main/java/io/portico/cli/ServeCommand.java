@@ -1,6 +1,5 @@
 package io.portico.cli;
 
-import io.portico.config.InvalidConfigException;
 import io.portico.config.PorticoConfig;
 import io.portico.server.ListenException;
 import io.portico.server.PorticoServer;
@@ -33,13 +32,8 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
-        PorticoConfig config;
-        try {
-            config = conf.load();
-        } catch (InvalidConfigException e) {
-            CheckCommand.printProblems(err, e);
-            err.println("portico: not started");
-            err.flush();
+        PorticoConfig config = conf.loadOrReport(err, "not started");
+        if (config == null) {
             return 1;
         }
         ConfigWarnings.of(config).forEach(w -> err.println("warning: " + w));
