@@ -50,6 +50,8 @@ final class CompressionHandler extends ChannelDuplexHandler {
     private int gzipLevel;
     /** Whether the response being decided has a known length (then its parts need not be flushed one by one). */
     private boolean knownLength;
+    /** The compression settings of the location whose response {@link #decide} chose a coding for. */
+    private CompressionConfig config;
 
     CompressionHandler(ResponseCompression compression, boolean onStream) {
         this.compression = compression;
@@ -112,6 +114,7 @@ final class CompressionHandler extends ChannelDuplexHandler {
         if (!config.enabled()) {
             return null;
         }
+        this.config = config;
         long length = response instanceof FullHttpResponse full && !request.head()
                 ? full.content().readableBytes()
                 : lengthOf(response.headers());
@@ -137,7 +140,7 @@ final class CompressionHandler extends ChannelDuplexHandler {
 
     /** A whole body, compressed whole: the response keeps a known Content-Length (the compressed one). */
     private void writeWhole(ChannelHandlerContext ctx, FullHttpResponse full, Coding coding, ChannelPromise promise) {
-        BodyEncoder enc = take(ctx, coding, exchangeConfig(ctx));
+        BodyEncoder enc = take(ctx, coding, config);
         ByteBuf body;
         try {
             body = enc.encode(full.content(), true);
@@ -177,13 +180,9 @@ final class CompressionHandler extends ChannelDuplexHandler {
         }
     }
 
-    private CompressionConfig exchangeConfig(ChannelHandlerContext ctx) {
-        return ctx.channel().attr(ClientExchange.KEY).get().route().location().compression();
-    }
-
     /** A streamed body: the head goes now, chunked (HTTP/2 ends the stream instead), then each part encoded. */
     private void startStream(ChannelHandlerContext ctx, HttpResponse response, Coding coding, ChannelPromise promise) {
-        encoder = take(ctx, coding, exchangeConfig(ctx));
+        encoder = take(ctx, coding, config);
         encoder.flushEachPart(!knownLength);
         ctx.channel().attr(ResponseCompression.STREAMING).set(Boolean.TRUE);
         if (!onStream) {
