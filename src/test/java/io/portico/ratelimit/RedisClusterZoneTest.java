@@ -125,6 +125,48 @@ class RedisClusterZoneTest {
     }
 
     /**
+     * The failure pause is the node's: with one master not answering (CLIENT PAUSE, which leaves the cluster bus
+     * alone, so no failover starts) a client on it is decided by on-store-failure and its node paused, while a client
+     * on another master is still decided by Redis. With the pause per zone, as before, the second client was
+     * decided by on-store-failure too.
+     */
+    @Test
+    @Order(2)
+    void aFailingMasterPausesOnlyTheKeysItHolds() throws Exception {
+        String zone = zoneName();
+        int port = start(config(zone, cluster.uri(), "rate = 1r/m, burst = 4, nodelay = true, store-timeout = 200ms,"
+                + " store-failure-threshold = 1, store-failure-pause = 10s"));
+        String onPaused = "k0";
+        RedisCluster.Node paused = cluster.masterOf(cluster.slot(zone + ":" + onPaused));
+        String elsewhere = null;
+        for (int i = 1; elsewhere == null; i++) {
+            if (!cluster.masterOf(cluster.slot(zone + ":k" + i)).equals(paused)) {
+                elsewhere = "k" + i;
+            }
+        }
+        assertThat(get(port, "/", onPaused).statusCode()).isEqualTo(204);
+        assertThat(get(port, "/", elsewhere).statusCode()).isEqualTo(204);
+        assertThat(Resp.command(paused.port(), "CLIENT", "PAUSE", "1500", "ALL")).isEqualTo("OK");
+        try {
+            assertThat(get(port, "/", onPaused).statusCode()).as("on-store-failure = local").isEqualTo(204);
+            assertThat(failures(port, zone)).as("a timeout: its node is paused").isEqualTo(1);
+            long start = System.nanoTime();
+            assertThat(get(port, "/", onPaused).statusCode()).isEqualTo(204);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("paused: not asked")
+                    .isLessThan(150);
+            assertThat(failures(port, zone)).isEqualTo(2);
+            for (int i = 0; i < 4; i++) {
+                assertThat(get(port, "/", elsewhere).statusCode()).isEqualTo(204);
+            }
+            assertThat(get(port, "/", elsewhere).statusCode()).as("Redis's bucket of 5 for the other client")
+                    .isEqualTo(429);
+            assertThat(failures(port, zone)).as("the other master still decides").isEqualTo(2);
+        } finally {
+            Resp.command(paused.port(), "CLIENT", "UNPAUSE");
+        }
+    }
+
+    /**
      * A master killed (SIGKILL) while requests flow: none waits longer than store-timeout plus 10 ms, on-store-failure
      * decides meanwhile, and once the replica has taken over the zone is exact again within 5 s.
      */
