@@ -3,6 +3,8 @@ package io.portico.ratelimit;
 import io.portico.config.RateLimitZoneConfig;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,6 +28,20 @@ import org.slf4j.LoggerFactory;
 final class StoreHealth {
     private static final Logger log = LoggerFactory.getLogger(StoreHealth.class);
     private static final long FAILURE_LOG_INTERVAL = TimeUnit.SECONDS.toNanos(10);
+    /**
+     * Writes the failure lines, off the event loop that decided (see {@link #logFailure}). Started with the first
+     * shared zone, not by the first failure: starting a thread (or the common pool) then cost that failure's
+     * request 14 ms past store-timeout.
+     */
+    private static final ExecutorService LOG = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "portico-store-failures");
+        t.setDaemon(true);
+        return t;
+    });
+
+    static {
+        LOG.execute(() -> log.debug("store failures are logged on this thread"));
+    }
 
     private final String zone;
     private final RateLimitZoneConfig.Store store;
@@ -42,6 +58,7 @@ final class StoreHealth {
         this.store = store;
         this.failuresToPause = store.failureThreshold();
         this.pauseNanos = store.failurePause().toNanos();
+        node("server"); // the first failure's path made once here (its class, the map's entry), not on a loop
     }
 
     /** Failures in a row on one node, and until when ({@code System.nanoTime()}) it is not asked. */
@@ -88,15 +105,23 @@ final class StoreHealth {
         return failures.sum();
     }
 
-    /** At most one line per 10 s: a Redis that is down fails every request. */
+    /**
+     * At most one line per 10 s: a Redis that is down fails every request. Written on a thread of its own, not by
+     * the caller: a failure is decided on the event loop that holds the request, and the line (formatted, then
+     * written by a synchronous appender) would delay that request's answer past store-timeout.
+     */
     void logFailure(Throwable failure) {
         long now = System.nanoTime();
         long last = lastFailureLog.get();
         if (now - last >= FAILURE_LOG_INTERVAL && lastFailureLog.compareAndSet(last, now)) {
-            Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
-            log.warn("{}: the Redis store did not decide ({}); on-store-failure = {} decides ({} such decisions so"
-                    + " far)", zone, cause.toString(), store.onFailure().name().toLowerCase(Locale.ROOT),
-                    failures.sum());
+            long soFar = failures.sum();
+            LOG.execute(() -> write(failure, soFar));
         }
+    }
+
+    private void write(Throwable failure, long soFar) {
+        Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
+        log.warn("{}: the Redis store did not decide ({}); on-store-failure = {} decides ({} such decisions so far)",
+                zone, cause.toString(), store.onFailure().name().toLowerCase(Locale.ROOT), soFar);
     }
 }
