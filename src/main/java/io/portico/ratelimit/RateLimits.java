@@ -224,7 +224,8 @@ public final class RateLimits implements AutoCloseable {
     /**
      * The heap {@code config}'s rate-limit zones hold when every one is full ({@code max-clients} clients, at the
      * measured bytes per client). A zone kept in Redis counts for its fallback store when {@code on-store-failure}
-     * is {@code local} (it fills during an outage); its Bucket4j handles are not counted (not measured).
+     * is {@code local} (it fills during an outage); the clients it remembers (a Redis key and a time each) are not
+     * counted (not measured).
      */
     public static long heapBytes(PorticoConfig config) {
         return orEmpty(config.rateLimits()).values().stream()

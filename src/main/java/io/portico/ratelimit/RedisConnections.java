@@ -89,7 +89,8 @@ final class RedisConnections implements AutoCloseable {
     private ClientResources resources;
 
     /**
-     * The connection for a zone's store, opened on first use (one per URI and store-ca). {@code zone}: the zone's config key, for messages.
+     * The connection for a zone's store, opened on first use (one per URI and store-ca). {@code zone}: the zone's
+     * config key, for messages.
      * {@code longestStoreTimeout}: the longest {@code store-timeout} of the zones on this store. Each zone keeps its
      * own on the event loop's timer ({@link StoreDeadline}); Lettuce's bound on a command is {@link #LATE_REPLIES}
      * longer, so that a reply after a zone's timeout still arrives and what it charged is given back.
