@@ -4,6 +4,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.portico.config.LimitConnConfig;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * One {@code limit-conn} zone: requests in progress per key. Only keys with a request in progress are held, so
@@ -61,10 +62,11 @@ final class ConnZone {
     /**
      * A shared zone's slot for {@code key}: the lease to give back when the exchange ends, or null when the key
      * has max (across instances). When Redis cannot say, on-store-failure decides: this instance's own count,
-     * admit (holding nothing), or refuse. Completes on Lettuce's thread.
+     * admit (holding nothing), or refuse. Completes on Lettuce's thread, or on {@code timer} (the asking event
+     * loop's) at store-timeout.
      */
-    CompletableFuture<LocationLimits.Lease> acquireShared(ClientKey key) {
-        return shared.take(key).thenApply(answer -> {
+    CompletableFuture<LocationLimits.Lease> acquireShared(ClientKey key, ScheduledExecutorService timer) {
+        return shared.take(key, timer).thenApply(answer -> {
             if (!answer.storeFailed()) {
                 return answer.admitted() ? new LocationLimits.Lease(this, key, answer.slot(), false) : null;
             }

@@ -10,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * The zones one location uses, in the order it names them. A request passes only if every zone lets it; a zone
@@ -118,11 +119,13 @@ final class LocationLimits {
         for (int i = 0; i < rate.length; i++) {
             keys[i] = rate[i].key.of(client, request);
         }
-        return checkFrom(0, keys, new long[rate.length], new boolean[rate.length], clock);
+        return checkFrom(0, keys, new long[rate.length], new boolean[rate.length], clock,
+                client.channel().eventLoop());
     }
 
+    /** {@code loop}: the client channel's, whose timer bounds each shared zone's decision (store-timeout). */
     private CompletableFuture<RateVerdict> checkFrom(int first, ClientKey[] keys, long[] verdicts,
-            boolean[] storeFailed, NanoClock clock) {
+            boolean[] storeFailed, NanoClock clock, ScheduledExecutorService loop) {
         for (int i = first; i < rate.length; i++) {
             RateZone zone = rate[i];
             if (keys[i] == null) {
@@ -130,12 +133,12 @@ final class LocationLimits {
             }
             if (zone.shared != null) {
                 int at = i;
-                return zone.shared.take(keys[i]).thenCompose(answer -> {
+                return zone.shared.take(keys[i], loop).thenCompose(answer -> {
                     verdicts[at] = answer.verdict();
                     storeFailed[at] = answer.storeFailed();
                     RateVerdict rejected = rejection(at, keys, verdicts, storeFailed, clock.nanoTime(), null);
                     return rejected != null ? CompletableFuture.completedFuture(rejected)
-                            : checkFrom(at + 1, keys, verdicts, storeFailed, clock);
+                            : checkFrom(at + 1, keys, verdicts, storeFailed, clock, loop);
                 });
             }
             long now = clock.nanoTime();
@@ -289,10 +292,12 @@ final class LocationLimits {
         for (int i = 0; i < conn.length; i++) {
             keys[i] = conn[i].key.of(client, request);
         }
-        return acquireFrom(0, keys, new ArrayList<>(conn.length));
+        return acquireFrom(0, keys, new ArrayList<>(conn.length), client.channel().eventLoop());
     }
 
-    private CompletableFuture<Acquired> acquireFrom(int first, ClientKey[] keys, List<Lease> leases) {
+    /** {@code loop}: the client channel's, whose timer bounds each shared zone's count (store-timeout). */
+    private CompletableFuture<Acquired> acquireFrom(int first, ClientKey[] keys, List<Lease> leases,
+            ScheduledExecutorService loop) {
         for (int i = first; i < conn.length; i++) {
             ConnZone zone = conn[i];
             if (keys[i] == null) {
@@ -300,13 +305,13 @@ final class LocationLimits {
             }
             if (zone.shared != null) {
                 int at = i;
-                return zone.acquireShared(keys[i]).thenCompose(lease -> {
+                return zone.acquireShared(keys[i], loop).thenCompose(lease -> {
                     if (lease == null) {
                         return CompletableFuture.completedFuture(full(zone, leases));
                     }
                     zone.counters.passed.increment();
                     leases.add(lease);
-                    return acquireFrom(at + 1, keys, leases);
+                    return acquireFrom(at + 1, keys, leases, loop);
                 });
             }
             if (!zone.tryAcquire(keys[i])) {

@@ -10,9 +10,10 @@ interface NanoClock {
     NanoClock SYSTEM = System::nanoTime;
 
     /**
-     * The wall clock in nanoseconds since the epoch, in microsecond steps (Bucket4j's own wall clock steps by
-     * milliseconds, a 1000r/s zone's whole interval): the time of shared zones, since instances on different hosts
-     * agree on it and not on {@code nanoTime}. Not monotonic.
+     * The wall clock in nanoseconds since the epoch, in the steps the JDK's clock gives (microseconds on Linux;
+     * Bucket4j's own wall clock steps by milliseconds, a 1000r/s zone's whole interval): the time of shared zones,
+     * sent with each decision to Redis, since instances on different hosts agree on it and not on
+     * {@code nanoTime}. Not monotonic.
      */
     NanoClock WALL = () -> {
         Instant now = Instant.now();
@@ -22,8 +23,8 @@ interface NanoClock {
     long nanoTime();
 
     /**
-     * This clock as Bucket4j reads time. {@code wallClock}: whether it stands for the wall clock, which Bucket4j
-     * requires of a bucket shared by several processes (a test's manual clock does).
+     * This clock as Bucket4j reads time ({@link Bucket4jZoneStore}). {@code wallClock}: whether it stands for the
+     * wall clock.
      */
     default TimeMeter asTimeMeter(boolean wallClock) {
         return new TimeMeter() {

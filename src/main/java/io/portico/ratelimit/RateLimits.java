@@ -1,7 +1,6 @@
 package io.portico.ratelimit;
 
 import com.github.benmanes.caffeine.cache.Scheduler;
-import io.github.bucket4j.TimeMeter;
 import io.netty.channel.ChannelHandler;
 import io.portico.config.Cidr;
 import io.portico.config.LimitConnConfig;
@@ -45,7 +44,7 @@ public final class RateLimits implements AutoCloseable {
     /** One more than the highest zone index: a zone kept by a reload keeps its index, new ones fill the gaps. */
     private final int memoSlots;
 
-    private RateLimits(PorticoConfig config, NanoClock clock, TimeMeter sharedClock, Executor maintenance,
+    private RateLimits(PorticoConfig config, NanoClock clock, NanoClock sharedClock, Executor maintenance,
             Scheduler sweeper, RateLimits previous) {
         this.clock = clock;
         this.allowUnlimited = orEmpty(config.allowUnlimited());
@@ -129,7 +128,7 @@ public final class RateLimits implements AutoCloseable {
      * connection is opened anew. {@code previous} keeps working for the requests already in it.
      */
     public static RateLimits create(PorticoConfig config, RateLimits previous) {
-        return new RateLimits(config, NanoClock.SYSTEM, NanoClock.WALL.asTimeMeter(true), ZoneUpkeep.SHARED,
+        return new RateLimits(config, NanoClock.SYSTEM, NanoClock.WALL, ZoneUpkeep.SHARED,
                 Scheduler.systemScheduler(), previous);
     }
 
@@ -138,7 +137,7 @@ public final class RateLimits implements AutoCloseable {
      * eviction are deterministic.
      */
     static RateLimits create(PorticoConfig config, NanoClock clock) {
-        return new RateLimits(config, clock, clock.asTimeMeter(true), Runnable::run, Scheduler.disabledScheduler(),
+        return new RateLimits(config, clock, clock, Runnable::run, Scheduler.disabledScheduler(),
                 null);
     }
 
@@ -225,7 +224,8 @@ public final class RateLimits implements AutoCloseable {
     /**
      * The heap {@code config}'s rate-limit zones hold when every one is full ({@code max-clients} clients, at the
      * measured bytes per client). A zone kept in Redis counts for its fallback store when {@code on-store-failure}
-     * is {@code local} (it fills during an outage); its Bucket4j handles are not counted (not measured).
+     * is {@code local} (it fills during an outage); the clients it remembers (a Redis key and a time each) are not
+     * counted (not measured).
      */
     public static long heapBytes(PorticoConfig config) {
         return orEmpty(config.rateLimits()).values().stream()

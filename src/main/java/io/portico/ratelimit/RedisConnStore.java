@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -23,11 +23,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * ZREM. Everything is asynchronous (Lettuce's API): answers arrive on Lettuce's thread and nothing here waits.
  *
  * <p>The hash tag puts every member of a key in one slot of a Redis Cluster, so the script's one key is on one
- * node. A slot taken when the answer comes too late (store-timeout) is released at once, not left to its lease.
+ * node. A slot taken when the answer comes too late (store-timeout, counted on the asking event loop's timer, see
+ * {@link StoreDeadline}) is released at once, not left to its lease.
  */
 final class RedisConnStore {
     /** Drops ended leases, then takes a slot if fewer than ARGV[1] are held: 1 taken, 0 full. */
-    private static final String TAKE = """
+    private static final RedisScript TAKE = new RedisScript("""
             local t = redis.call('TIME')
             local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
             redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
@@ -35,7 +36,7 @@ final class RedisConnStore {
             redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[2])
             if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
             return 1
-            """;
+            """);
     /** Extends the leases of ARGV[2..] that are still held (XX: a released slot is not brought back). */
     private static final String RENEW = """
             local t = redis.call('TIME')
@@ -55,6 +56,7 @@ final class RedisConnStore {
      */
     record Answer(Slot slot, boolean admitted, boolean storeFailed) {}
 
+    private final StoreConnection connection;
     private final RedisClusterAsyncCommands<byte[], byte[]> redis;
     private final byte[] prefix;
     private final String instance;
@@ -68,6 +70,7 @@ final class RedisConnStore {
 
     /** {@code instance}: this process's name among those sharing the store (random per start). */
     RedisConnStore(LimitConnConfig zone, StoreConnection connection, String instance) {
+        this.connection = connection;
         this.redis = connection.commands();
         this.prefix = ("portico:limit-conn:{" + zone.name() + ":").getBytes(StandardCharsets.UTF_8);
         this.instance = instance;
@@ -82,34 +85,33 @@ final class RedisConnStore {
      * answer within store-timeout (or is in its failure pause) the answer says {@code storeFailed} and the caller
      * applies on-store-failure.
      */
-    CompletableFuture<Answer> take(ClientKey key) {
-        if (health.paused()) {
+    CompletableFuture<Answer> take(ClientKey key, ScheduledExecutorService timer) {
+        byte[] member = (instance + ":" + members.incrementAndGet()).getBytes(StandardCharsets.US_ASCII);
+        Slot slot = new Slot(RedisZoneStore.redisKey(prefix, key, new byte[] {'}'}), member);
+        String node = connection.nodeOf(slot.key());
+        if (health.paused(node)) {
             health.skipped();
             return CompletableFuture.completedFuture(new Answer(null, false, true));
         }
-        byte[] member = (instance + ":" + members.incrementAndGet()).getBytes(StandardCharsets.US_ASCII);
-        Slot slot = new Slot(RedisZoneStore.redisKey(prefix, key, new byte[] {'}'}), member);
         CompletableFuture<Long> taken;
         try {
-            taken = redis.<Long>eval(TAKE, ScriptOutputType.INTEGER, new byte[][] {slot.key()}, max, member,
-                    leaseMillis).toCompletableFuture().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+            taken = TAKE.run(redis, slot.key(), max, member, leaseMillis);
         } catch (RuntimeException e) { // refused before it was sent
-            health.failed(e);
+            health.failed(node, e);
             return CompletableFuture.completedFuture(new Answer(null, false, true));
         }
-        return taken.handle((result, failure) -> {
-            if (failure != null) {
-                health.failed(failure);
-                forget(slot); // it may have been taken after all
-                return new Answer(null, false, true);
-            }
-            health.succeeded();
+        return StoreDeadline.race(taken, timer, timeoutNanos, result -> {
+            health.succeeded(node);
             if (result == 1L) {
                 held.put(slot, Boolean.TRUE);
                 return new Answer(slot, true, false);
             }
             return new Answer(null, false, false);
-        });
+        }, failure -> {
+            health.failed(node, failure);
+            forget(slot); // it may have been taken after all
+            return new Answer(null, false, true);
+        }, late -> forget(slot));
     }
 
     /** Gives a slot back; does not wait for Redis (a failed release ends with the lease). */

@@ -71,18 +71,35 @@ final class RedisConnections implements AutoCloseable {
      */
     private static final Duration QUIET_PERIOD = Duration.ofMillis(100);
 
-    private final Map<URI, StoreConnection> connections = new LinkedHashMap<>();
+    /**
+     * By URI and {@code store-ca}: two zones naming one URI with different CA files (one of them none) each have
+     * the connection their own certificate check made, never one the other zone's trust opened.
+     */
+    /**
+     * How long after the longest store-timeout Lettuce still waits for a reply. A zone has decided by then
+     * (on-store-failure); a charge or slot Redis made after the decision is given back when its reply comes, which
+     * Lettuce's timeout would drop (Redis runs a command it has read even when the client stopped waiting: a frozen
+     * server charged a request decided locally, and the client lost a token). A reply later than this is lost to
+     * the client: one token or slot fewer until it refills or its lease ends, never one more.
+     */
+    static final Duration LATE_REPLIES = Duration.ofSeconds(2);
+
+    private final Map<Target, StoreConnection> connections = new LinkedHashMap<>();
     private final List<AutoCloseable> clients = new ArrayList<>();
     private ClientResources resources;
 
     /**
-     * The connection for a zone's store, opened on first use. {@code zone}: the zone's config key, for messages.
-     * {@code commandTimeout}: Lettuce's own bound on a command, the longest {@code store-timeout} of the zones on
-     * this store (each zone's is kept by the zone).
+     * The connection for a zone's store, opened on first use (one per URI and store-ca). {@code zone}: the zone's
+     * config key, for messages.
+     * {@code longestStoreTimeout}: the longest {@code store-timeout} of the zones on this store. Each zone keeps its
+     * own on the event loop's timer ({@link StoreDeadline}); Lettuce's bound on a command is {@link #LATE_REPLIES}
+     * longer, so that a reply after a zone's timeout still arrives and what it charged is given back.
      */
-    StoreConnection connection(String zone, RateLimitZoneConfig.Store store, Duration commandTimeout) {
+    StoreConnection connection(String zone, RateLimitZoneConfig.Store store, Duration longestStoreTimeout) {
+        Duration commandTimeout = longestStoreTimeout.plus(LATE_REPLIES);
         URI uri = store.redis();
-        StoreConnection connection = connections.get(uri);
+        Target target = new Target(uri, store.ca());
+        StoreConnection connection = connections.get(target);
         if (connection != null) {
             return connection;
         }
@@ -95,9 +112,12 @@ final class RedisConnections implements AutoCloseable {
             throw new IllegalStateException(zone + ".store: cannot connect to " + redacted(uri) + " (" + reason(e)
                     + ")", e);
         }
-        connections.put(uri, connection);
+        connections.put(target, connection);
         return connection;
     }
+
+    /** What one connection is for: the store's URI and the CA file its certificate check trusts (or null). */
+    private record Target(URI uri, java.nio.file.Path ca) {}
 
     private StoreConnection connectServer(RateLimitZoneConfig.Store store, Duration commandTimeout) {
         RedisURI redisUri = RedisURI.create(store.redis().toString()); // also redis-sentinel://, several hosts in one

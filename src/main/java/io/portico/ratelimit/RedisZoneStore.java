@@ -2,92 +2,123 @@ package io.portico.ratelimit;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import io.github.bucket4j.Bandwidth;
-import io.github.bucket4j.BucketConfiguration;
-import io.github.bucket4j.TimeMeter;
-import io.github.bucket4j.distributed.AsyncBucketProxy;
-import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
-import io.github.bucket4j.distributed.proxy.AsyncProxyManager;
-import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.portico.config.RateLimitZoneConfig;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.AbstractExecutorService;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 /**
- * A zone whose buckets live in Redis, one per key, shared by every instance that names the same store: the
- * bucket mapping of the tests' {@code Bucket4jZoneStore} (capacity {@code immediate + 1}, refilled greedily at exactly the
- * rate, a delayed zone reserving on credit up to {@code (burst - delay) * T}) on Bucket4j's compare-and-swap
- * buckets over Lettuce's asynchronous API. A decision is one round trip (a Lua compare-and-swap; again on a
- * concurrent change), answered on Lettuce's thread; nothing here waits.
+ * A zone whose buckets live in Redis, one key per client, shared by every instance that names the same store:
+ * {@link CompactZoneStore}'s arithmetic (the key's theoretical arrival time, GCRA, which is nginx's
+ * {@code excess} and {@code last} folded together) run by one Lua script in Redis, so a decision is one round trip
+ * and atomic: admitting and charging are one step whatever the other instances send meanwhile, with no
+ * compare-and-swap to lose and retry. Bucket4j's compare-and-swap buckets, used before, needed a GET and a swap per
+ * decision and retried every swap another instance had overtaken: three instances racing one client's key took
+ * 120-220 ms to decide 300 requests on a quiet machine, long enough for a 10r/s bucket to earn a seventh token.
+ * Answered on Lettuce's thread, or at the zone's store-timeout on the event loop's timer
+ * ({@link StoreDeadline}); nothing here waits.
  *
- * <p>Time is the instances' wall clock (Bucket4j's client-side clock), so instances sharing a zone must keep their
- * clocks in step (NTP): a skew of d lets a bucket refill d early or late. A key expires in Redis once its bucket
- * would have refilled, plus a second, so Redis holds only the clients seen recently.
+ * <p>Time is the instances' wall clock, in nanoseconds, sent with each command (tests send a manual one), so
+ * instances sharing a zone must keep their clocks in step (NTP): a skew of d lets a bucket refill d early or late.
+ * The script keeps them exact although Lua's numbers are doubles: times are split into seconds and nanoseconds.
+ * A key expires once its bucket would be full again, plus a second, so Redis holds only the clients seen recently.
  */
 final class RedisZoneStore implements SharedZoneStore {
     private static final long FAILED_RETRY = TimeUnit.SECONDS.toNanos(1);
+
+    /** Times in ARGV and in the key are decimal nanoseconds since the epoch, split so doubles hold them exactly. */
+    private static final String TIME = """
+            local function split(s)
+              local n = #s
+              if n <= 9 then return 0, tonumber(s) end
+              return tonumber(string.sub(s, 1, n - 9)), tonumber(string.sub(s, n - 8))
+            end
+            local function join(hi, lo)
+              hi = hi + math.floor(lo / 1e9)
+              lo = lo % 1e9
+              if hi == 0 then return string.format('%d', lo) end
+              return string.format('%d%09d', hi, lo)
+            end
+            """;
+
+    /**
+     * ARGV: now, T, burst * T, the backlog served without waiting ({@link ZoneShape}). Returns the verdict as
+     * {@link ZoneStore} encodes it: the wait of an admitted request ({@code >= 0}), or minus the time until one
+     * would be admitted. The key holds the arrival time of the key's next request, {@code max(tat, now) + T}.
+     */
+    static final RedisScript TAKE = new RedisScript(TIME + """
+            local nowHi, nowLo = split(ARGV[1])
+            local backlog = 0
+            local stored = redis.call('GET', KEYS[1])
+            if stored then
+              local hi, lo = split(stored)
+              backlog = (hi - nowHi) * 1e9 + (lo - nowLo)
+              if backlog < 0 then backlog = 0 end
+            end
+            local tolerance = tonumber(ARGV[3])
+            if backlog > tolerance then return -(backlog - tolerance) end
+            local ahead = backlog + tonumber(ARGV[2])
+            redis.call('SET', KEYS[1], join(nowHi, nowLo + ahead), 'PX', math.floor(ahead / 1e6) + 1001)
+            local wait = backlog - tonumber(ARGV[4])
+            if wait < 0 then return 0 end
+            return wait
+            """);
+    /** ARGV: T. Gives one request's charge back (another zone rejected it); its expiry stays. */
+    static final RedisScript GIVE_BACK = new RedisScript(TIME + """
+            local stored = redis.call('GET', KEYS[1])
+            if not stored then return 0 end
+            local hi, lo = split(stored)
+            redis.call('SET', KEYS[1], join(hi, lo - tonumber(ARGV[1])), 'KEEPTTL')
+            return 1
+            """);
 
     private final String name;
     /** {@code portico:rate-limit:{ZONE:}, then the client, then {@link #suffix}: see {@link #redisKey}. */
     private final byte[] prefix;
     private final byte[] suffix;
-    private final AsyncProxyManager<byte[]> buckets;
-    private final Supplier<CompletableFuture<BucketConfiguration>> configuration;
-    /** Each recent client's bucket proxy, which batches that client's concurrent requests (see the constructor). */
-    private final Cache<ClientKey, Handle> proxies;
-    private final long maxWaitNanos;
+    private final StoreConnection connection;
+    private final RedisClusterAsyncCommands<byte[], byte[]> redis;
+    private final byte[] interval;
+    private final byte[] tolerance;
+    private final byte[] immediate;
+    private final long timeoutNanos;
+    private final NanoClock clock;
+    /** The clients asked about recently, and until when Redis's last rejection of each holds. */
+    private final Cache<ClientKey, Handle> recent;
     private final RateLimitZoneConfig.Failure onFailure;
     /** This instance's own buckets, which decide while Redis cannot ({@code on-store-failure = local}); else null. */
     private final ZoneStore fallback;
     private final NanoClock fallbackClock;
-    /** Failures, and the pause after store-failure-threshold of them in a row. */
+    /** Failures, and each node's pause after store-failure-threshold of them in a row. */
     private final StoreHealth health;
 
     /**
-     * {@code clock}: the instances' shared time; tests give a manual one (see {@link RateLimits}). {@code fallback}
-     * (read on {@code fallbackClock}) decides when Redis cannot and the zone says {@code on-store-failure = local}.
-     *
-     * <p>A client's requests go through one bucket proxy per instance, with Bucket4j's batching: while a command for
-     * the key is in flight, the requests that arrive meanwhile are sent as one command after it, instead of each
-     * racing its own compare-and-swap. Without it, 50 connections of one client made 50 swaps contend for the same
-     * key, and most retried until store-timeout (2,300 req/s, p99 100 ms, where a local zone passed 145,000 req/s).
-     * Batching keeps the arithmetic exact (the commands are applied in order, in one swap). The proxies are kept
-     * for the clients seen within the zone's forget-after, at most {@code max-clients} of them; a dropped proxy
-     * loses nothing (the state is in Redis).
+     * {@code clock}: the instances' shared time (the wall clock; tests give a manual one, see {@link RateLimits}).
+     * {@code fallback} (read on {@code fallbackClock}) decides when Redis cannot and the zone says
+     * {@code on-store-failure = local}. The clients are remembered for the zone's forget-after, at most
+     * {@code max-clients} of them; a dropped one loses nothing (the state is in Redis).
      */
-    RedisZoneStore(RateLimitZoneConfig zone, ZoneShape shape, StoreConnection connection,
-            TimeMeter clock, Executor maintenance, ZoneStore fallback, NanoClock fallbackClock) {
+    RedisZoneStore(RateLimitZoneConfig zone, ZoneShape shape, StoreConnection connection, NanoClock clock,
+            Executor maintenance, ZoneStore fallback, NanoClock fallbackClock) {
         this.name = zone.name();
         this.prefix = ("portico:rate-limit:{" + zone.name() + ":").getBytes(StandardCharsets.UTF_8);
-        this.suffix = ("}:" + keySettings(zone, shape)).getBytes(StandardCharsets.UTF_8);
-        BucketConfiguration config = BucketConfiguration.builder()
-                .addLimit(Bandwidth.builder().capacity(shape.servedAtOnce())
-                        .refillGreedy(zone.requests(), zone.per()).build())
-                .build();
-        CompletableFuture<BucketConfiguration> ready = CompletableFuture.completedFuture(config);
-        this.configuration = () -> ready;
-        this.buckets = connection.buckets()
-                .clientClock(clock)
-                .requestTimeout(zone.store().timeout())
-                .expirationAfterWrite(
-                        ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(1)))
-                .build()
-                .asAsync();
-        this.proxies = Caffeine.newBuilder()
+        this.suffix = ("}:" + keySettings(shape)).getBytes(StandardCharsets.UTF_8);
+        this.connection = connection;
+        this.redis = connection.commands();
+        this.interval = RedisScript.ascii(shape.intervalNanos());
+        this.tolerance = RedisScript.ascii(shape.toleranceNanos());
+        this.immediate = RedisScript.ascii(shape.immediateNanos());
+        this.timeoutNanos = zone.store().timeout().toNanos();
+        this.clock = clock;
+        this.recent = Caffeine.newBuilder()
                 .maximumSize(zone.maxClients())
                 .expireAfterAccess(Duration.ofNanos(shape.forgetAfterNanos()))
                 .executor(maintenance)
                 .build();
-        this.maxWaitNanos = shape.longestWaitNanos();
         this.onFailure = zone.store().onFailure();
         this.health = new StoreHealth("rate-limits." + zone.name(), zone.store());
         this.fallback = fallback;
@@ -101,64 +132,56 @@ final class RedisZoneStore implements SharedZoneStore {
      * instance's requests in the meantime only charge the bucket (a rejection charges nothing) and refill is
      * fixed by the rate; the one exception, a charge given back by another instance whose other zone rejected
      * the same request, can only make this instance stricter than Redis for the rest of the wait, never more
-     * lenient. During {@link StoreHealth}'s pause, on-store-failure decides at once.
+     * lenient. During the pause of the key's node, on-store-failure decides at once.
+     *
+     * <p>{@code timer}: the asking event loop's, on which store-timeout is counted from now. A charge Redis makes
+     * after the timeout decided is given back.
      */
     @Override
-    public CompletableFuture<Answer> take(ClientKey key) {
-        Handle handle = proxies.getIfPresent(key);
+    public CompletableFuture<Answer> take(ClientKey key, ScheduledExecutorService timer) {
+        Handle handle = recent.getIfPresent(key);
         if (handle != null) {
             long left = handle.rejectedUntil - fallbackClock.nanoTime();
             if (left > 0) {
                 return CompletableFuture.completedFuture(new Answer(-left, false));
             }
+        } else {
+            handle = recent.get(key.copy(), k -> new Handle(redisKey(k), fallbackClock.nanoTime()));
         }
-        if (health.paused()) {
+        Handle asked = handle;
+        String node = connection.nodeOf(asked.redisKey);
+        if (health.paused(node)) {
             health.skipped();
             return CompletableFuture.completedFuture(new Answer(decideWithout(key), true));
         }
-        CompletableFuture<Long> verdict;
-        Handle asked;
-        try {
-            asked = handle != null ? handle : bucket(key);
-            verdict = maxWaitNanos == 0 ? takeNow(asked.proxy) : takeOrReserve(asked.proxy);
-        } catch (RuntimeException e) { // the client refused the command before sending it
-            return CompletableFuture.completedFuture(failed(key, e));
-        }
         long askedAt = fallbackClock.nanoTime();
-        return verdict.handle((v, failure) -> {
-            if (failure != null) {
-                return failed(key, failure);
-            }
-            health.succeeded();
+        CompletableFuture<Long> reply;
+        try {
+            reply = TAKE.run(redis, asked.redisKey, RedisScript.ascii(clock.nanoTime()), interval, tolerance,
+                    immediate);
+        } catch (RuntimeException e) { // the client refused the command before sending it
+            return CompletableFuture.completedFuture(failed(node, key, e));
+        }
+        return StoreDeadline.race(reply, timer, timeoutNanos, v -> {
+            health.succeeded(node);
             if (v < 0) {
                 // counted from when Redis was asked: its wait counts from its answer, later, so the local
                 // answer ends no later than Redis's own would
                 asked.rejectedUntil = askedAt - v;
             }
             return new Answer(v, false);
+        }, failure -> failed(node, key, failure), late -> {
+            if (late >= 0) {
+                giveBackToRedis(asked.redisKey); // on-store-failure decided this request instead
+            }
         });
     }
 
-    private static CompletableFuture<Long> takeNow(AsyncBucketProxy bucket) {
-        return bucket.tryConsumeAndReturnRemaining(1)
-                .thenApply(p -> p.isConsumed() ? 0L : -Math.max(1, p.getNanosToWaitForRefill()));
-    }
-
-    /** A delayed zone: a token now, or one reserved on credit if its wait is within the tolerance. */
-    private CompletableFuture<Long> takeOrReserve(AsyncBucketProxy bucket) {
-        WaitRecorder wait = new WaitRecorder();
-        return bucket.asScheduler().tryConsume(1, maxWaitNanos, wait).thenCompose(reserved -> reserved
-                ? CompletableFuture.completedFuture(wait.nanos)
-                : bucket.estimateAbilityToConsume(1)
-                        .thenApply(p -> -Math.max(1, p.getNanosToWaitForRefill() - maxWaitNanos)));
-    }
-
     /**
-     * {@code portico:rate-limit:{ZONE:CLIENT}:RATE:CAPACITY:WAIT}. Bucket4j keeps a bucket's configuration with its
-     * state in Redis and goes on using it: with the zone's name alone, a rate changed in the configuration would
-     * not apply to a client that stayed busy (its key never expires) until the old state was dropped by hand. With
-     * the arithmetic in the key, changed settings start fresh buckets (full), instances still on the old ones
-     * during a rolling restart keep theirs, and the old keys expire.
+     * {@code portico:rate-limit:{ZONE:CLIENT}:gcra:T:TOLERANCE:IMMEDIATE} (nanoseconds). The arithmetic is in the
+     * key: changed settings start fresh buckets (full), instances still on the old ones during a rolling restart
+     * keep theirs, and the old keys expire. ({@code gcra}: the keys of Bucket4j's buckets, used before, held
+     * another format and are never read as this one.)
      *
      * <p>The braces are a Redis Cluster hash tag: the slot is the hash of {@code ZONE:CLIENT} alone, so every key
      * of one client in one zone (its bucket under each setting, its limit-conn slots) is on one node, and the
@@ -174,9 +197,8 @@ final class RedisZoneStore implements SharedZoneStore {
         return redisKey;
     }
 
-    private static String keySettings(RateLimitZoneConfig zone, ZoneShape shape) {
-        return zone.requests() + "r" + zone.per().toSeconds() + "s:" + shape.servedAtOnce() + ":"
-                + TimeUnit.NANOSECONDS.toMillis(shape.longestWaitNanos()) + "ms";
+    private static String keySettings(ZoneShape shape) {
+        return "gcra:" + shape.intervalNanos() + ":" + shape.toleranceNanos() + ":" + shape.immediateNanos();
     }
 
     /** The Redis key of {@code key}'s bucket (tests: which slot it is in). */
@@ -192,8 +214,13 @@ final class RedisZoneStore implements SharedZoneStore {
             }
             return;
         }
+        Handle handle = recent.getIfPresent(key);
+        giveBackToRedis(handle != null ? handle.redisKey : redisKey(key));
+    }
+
+    private void giveBackToRedis(byte[] redisKey) {
         try {
-            bucket(key).proxy.addTokens(1).whenComplete((v, failure) -> {
+            GIVE_BACK.run(redis, redisKey, interval).whenComplete((v, failure) -> {
                 if (failure != null) {
                     health.logFailure(failure);
                 }
@@ -210,34 +237,25 @@ final class RedisZoneStore implements SharedZoneStore {
 
     @Override
     public long clients() {
-        return proxies.estimatedSize();
-    }
-
-    private Handle bucket(ClientKey key) {
-        return proxies.get(key, this::newProxy);
-    }
-
-    private Handle newProxy(ClientKey key) {
-        return new Handle(buckets.builder().withOptimization(Optimizations.batching()).build(redisKey(key),
-                configuration), fallbackClock.nanoTime());
+        return recent.estimatedSize();
     }
 
     /**
-     * A recent client's bucket proxy, and until when Redis's last rejection of it holds (on the fallback clock; a
-     * past time when it does not). A race between two answers only stores one of two valid times.
+     * A recent client's Redis key (built once), and until when Redis's last rejection of it holds (on the fallback
+     * clock; a past time when none does). A race between two answers only stores one of two valid times.
      */
     private static final class Handle {
-        final AsyncBucketProxy proxy;
+        final byte[] redisKey;
         volatile long rejectedUntil;
 
-        Handle(AsyncBucketProxy proxy, long now) {
-            this.proxy = proxy;
+        Handle(byte[] redisKey, long now) {
+            this.redisKey = redisKey;
             this.rejectedUntil = now;
         }
     }
 
-    private Answer failed(ClientKey key, Throwable failure) {
-        health.failed(failure);
+    private Answer failed(String node, ClientKey key, Throwable failure) {
+        health.failed(node, failure);
         return new Answer(decideWithout(key), true);
     }
 
@@ -250,64 +268,8 @@ final class RedisZoneStore implements SharedZoneStore {
         };
     }
 
-    /**
-     * Bucket4j reports a reservation's wait by scheduling the future's completion after it; this records the wait
-     * and completes at once, so that the event loop's timer does the waiting (as the tests' {@code Bucket4jZoneStore}'s
-     * blocking strategy does). Only {@code schedule(Runnable, ...)} is ever called.
-     */
-    private static final class WaitRecorder extends AbstractExecutorService implements ScheduledExecutorService {
-        volatile long nanos;
-
-        @Override
-        public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-            nanos = unit.toNanos(delay);
-            command.run();
-            return null;
-        }
-
-        @Override
-        public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period,
-                TimeUnit unit) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay,
-                TimeUnit unit) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void execute(Runnable command) {
-            command.run();
-        }
-
-        @Override
-        public void shutdown() {}
-
-        @Override
-        public List<Runnable> shutdownNow() {
-            return List.of();
-        }
-
-        @Override
-        public boolean isShutdown() {
-            return false;
-        }
-
-        @Override
-        public boolean isTerminated() {
-            return false;
-        }
-
-        @Override
-        public boolean awaitTermination(long timeout, TimeUnit unit) {
-            return false;
-        }
+    @Override
+    public String toString() {
+        return "RedisZoneStore[" + name + "]";
     }
 }

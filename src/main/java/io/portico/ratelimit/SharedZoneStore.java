@@ -1,6 +1,7 @@
 package io.portico.ratelimit;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * The state of a zone kept outside this process (Redis), shared by every Portico instance that names the same
@@ -20,9 +21,10 @@ interface SharedZoneStore {
      * Admits and charges one request of {@code key}, or rejects it without charging. Never completes
      * exceptionally: when the store cannot decide within the zone's {@code store-timeout}, the zone's
      * {@code on-store-failure} decides (this instance's own bucket for the key, admit, or reject with a retry of
-     * one second) and {@link #failures()} counts it.
+     * one second) and {@link #failures()} counts it. {@code timer}: the asking event loop's, on which the
+     * store-timeout is counted.
      */
-    CompletableFuture<Answer> take(ClientKey key);
+    CompletableFuture<Answer> take(ClientKey key, ScheduledExecutorService timer);
 
     /** Undoes a {@link #take} that admitted {@code key} with {@code answer}; does not wait for the store. */
     void giveBack(ClientKey key, Answer answer);

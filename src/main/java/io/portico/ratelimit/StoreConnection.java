@@ -1,10 +1,11 @@
 package io.portico.ratelimit;
 
-import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 
 /**
  * One open Redis store, a server (found directly or through Sentinel) or a Redis Cluster: the asynchronous
@@ -12,6 +13,8 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
  * set.
  */
 final class StoreConnection {
+    private static final String SERVER = "server";
+
     private final StatefulRedisConnection<byte[], byte[]> server;
     private final StatefulRedisClusterConnection<byte[], byte[]> cluster;
 
@@ -38,9 +41,17 @@ final class StoreConnection {
         return server != null ? server.async() : cluster.async();
     }
 
-    /** Bucket4j's compare-and-swap buckets on this store. */
-    Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> buckets() {
-        return server != null ? Bucket4jLettuce.casBasedBuilder(server) : Bucket4jLettuce.casBasedBuilder(cluster);
+    /**
+     * The node that holds {@code key}, by which a zone pauses asking a failing node ({@link StoreHealth}): the
+     * cluster node id of its slot's master in the topology Lettuce knows now, or one name for a single server
+     * (and for a slot whose master is not known yet).
+     */
+    String nodeOf(byte[] key) {
+        if (cluster == null) {
+            return SERVER;
+        }
+        RedisClusterNode node = cluster.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
+        return node == null || node.getNodeId() == null ? SERVER : node.getNodeId();
     }
 
     StatefulConnection<byte[], byte[]> connection() {

@@ -54,7 +54,12 @@ public final class ErrorPages {
         if (page == null) { // no capturing lambda per call: a flood of 503s allocates no page and no closure
             page = Page.of(status, html);
             Page raced = pages.putIfAbsent(status.code(), page);
-            page = raced != null ? raced : page;
+            if (raced != null) {
+                // another loop cached it first: this one's buffer goes (dropped unreleased, the leak detector
+                // reported it when three servers' loops sent their first 429 at once)
+                page.body().unwrap().release();
+                page = raced;
+            }
         }
         if (!page.reason().equals(status.reasonPhrase())) {
             page = Page.of(status, html); // a custom reason phrase: its own page, not cached

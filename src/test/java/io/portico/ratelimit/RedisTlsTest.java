@@ -64,6 +64,28 @@ class RedisTlsTest {
                 .hasMessageContaining("rate-limits.tls2.store: cannot connect to " + zone);
     }
 
+    /**
+     * Two zones naming one URI with different store-ca files each connect with their own certificate check: the
+     * zone whose CA did not sign the server stops the start. (With one connection per URI, as before, the second
+     * zone used the first one's connection, and its CA was never checked.)
+     */
+    @Test
+    void zonesOnOneUriWithDifferentCasEachCheckTheirOwn() throws Exception {
+        TestCertificates.Issued cert = TestCertificates.issue(dir, "redis", List.of("localhost"));
+        TestCertificates.Issued other = TestCertificates.issue(dir, "other", List.of("localhost"));
+        RedisServer redis = RedisServer.startTls(cert.cert(), cert.key());
+        closing.add(redis::stop);
+        String uri = "rediss://localhost:" + redis.tlsPort();
+        String conf = "rate-limits {\n"
+                + " trusting { rate = 10r/s, store = \"" + uri + "\", store-ca = \"" + cert.cert() + "\" }\n"
+                + " other { rate = 10r/s, store = \"" + uri + "\", store-ca = \"" + other.cert() + "\" }\n}\n"
+                + "locations = [ { path = \"/a/\", return = 204, rate-limit = trusting },"
+                + " { path = \"/b/\", return = 204, rate-limit = other } ]";
+        assertThatThrownBy(() -> PorticoServer.start(TestServers.config(conf, Path.of("."))))
+                .isInstanceOf(ListenException.class)
+                .hasMessageContaining("rate-limits.other.store: cannot connect to " + uri);
+    }
+
     @Test
     void aServerNamedOtherwiseIsRefused() throws Exception {
         TestCertificates.Issued cert = TestCertificates.issue(dir, "redis", List.of("redis.example"));

@@ -32,19 +32,19 @@ public final class SharedDecisionLatency {
         try (RedisConnections connections = new RedisConnections()) {
             RedisZoneStore store = new RedisZoneStore(zone, ZoneShape.of(zone),
                     connections.connection("rate-limits.latency", zone.store(), Duration.ofSeconds(2)),
-                    NanoClock.WALL.asTimeMeter(true), Runnable::run, null, NanoClock.SYSTEM);
+                    NanoClock.WALL, Runnable::run, null, NanoClock.SYSTEM);
             ClientKey[] keys = new ClientKey[1_000];
             for (int i = 0; i < keys.length; i++) {
                 keys[i] = ClientKey.text("client-" + i);
             }
             for (int i = 0; i < 20_000; i++) { // warm-up
-                store.take(keys[i % keys.length]).join();
+                store.take(keys[i % keys.length], StoreKind.TIMER).join();
             }
             Histogram histogram = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
             long failed = 0;
             for (int i = 0; i < decisions; i++) {
                 long start = System.nanoTime();
-                SharedZoneStore.Answer answer = store.take(keys[i % keys.length]).join();
+                SharedZoneStore.Answer answer = store.take(keys[i % keys.length], StoreKind.TIMER).join();
                 histogram.recordValue(System.nanoTime() - start);
                 failed += answer.storeFailed() ? 1 : 0;
             }

@@ -75,8 +75,8 @@ class SharedLimitConnTest {
                 connections.connection("limit-conn." + name, zone.store(), zone.store().timeout()), "dead");
         ClientKey client = ClientKey.ipv4(0x7f000001);
         long died = System.nanoTime(); // its leases start with its takes, in Redis's clock
-        assertThat(dead.take(client).get(5, TimeUnit.SECONDS).admitted()).isTrue();
-        assertThat(dead.take(client).get(5, TimeUnit.SECONDS).admitted()).isTrue();
+        assertThat(dead.take(client, StoreKind.TIMER).get(5, TimeUnit.SECONDS).admitted()).isTrue();
+        assertThat(dead.take(client, StoreKind.TIMER).get(5, TimeUnit.SECONDS).admitted()).isTrue();
         int port = start(config(name, RedisServer.shared().uri(), "max = 2, store-lease = 600ms"));
         assertThat(get(port, "/").statusCode()).as("the dead instance's slots count").isEqualTo(429);
         int status = 0;

@@ -169,6 +169,25 @@ class SharedZoneTest {
         assertThat(failuresOf(get(port, "/metrics").body(), "z\\d+")).isNotEqualTo("0");
     }
 
+    /**
+     * A request decided by on-store-failure at store-timeout while Redis was frozen: the charge Redis makes when it
+     * wakes (the script is atomic: it charges as it decides) is given back, so the bucket is as if Redis never saw
+     * the request.
+     */
+    @Test
+    void aChargeRedisMakesAfterTheTimeoutIsGivenBack() throws Exception {
+        int port = onOwnRedis("rate = 1r/m, burst = 1, nodelay = true, store-timeout = 200ms,"
+                + " on-store-failure = allow");
+        ownRedis.freeze(1);
+        assertThat(get(port, "/").statusCode()).as("on-store-failure = allow, after store-timeout").isEqualTo(204);
+        assertThat(failuresOf(get(port, "/metrics").body(), "z\\d+")).isEqualTo("1");
+        Thread.sleep(1_500); // Redis awake: it has run the charge, and the give-back after it
+        assertThat(get(port, "/").statusCode()).as("the second of Redis's 2, the late charge given back")
+                .isEqualTo(204);
+        assertThat(get(port, "/").statusCode()).isEqualTo(429);
+        assertThat(failuresOf(get(port, "/metrics").body(), "z\\d+")).isEqualTo("1");
+    }
+
     @Test
     void eachZoneOnAStoreKeepsItsOwnTimeout() throws Exception {
         ownRedis = RedisServer.start();

@@ -1,7 +1,6 @@
 package io.portico.ratelimit;
 
 import io.portico.config.RateLimitZoneConfig;
-import io.github.bucket4j.TimeMeter;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -37,13 +36,20 @@ enum StoreKind {
         ZoneStore create(RateLimitZoneConfig zone, NanoClock clock, Executor maintenance) {
             RateLimitZoneConfig shared =
                     Zones.shared(zone, zone.name() + "-" + STORES.incrementAndGet(), RedisServer.shared().uri());
-            TimeMeter time = clock.asTimeMeter(true);
-            return new Waited(new RedisZoneStore(shared, ZoneShape.of(shared), connections().connection("rate-limits." + shared.name(), shared.store(), shared.store().timeout()), time,
+            return new Waited(new RedisZoneStore(shared, ZoneShape.of(shared), connections().connection(
+                    "rate-limits." + shared.name(), shared.store(), shared.store().timeout()), clock,
                     maintenance, null, clock));
         }
     };
 
     private static final AtomicInteger STORES = new AtomicInteger();
+    /** The store-timeout's timer of {@link Waited} stores, as an event loop's is the server's. */
+    static final java.util.concurrent.ScheduledExecutorService TIMER =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "store-timeout-timer");
+                t.setDaemon(true);
+                return t;
+            });
     private static RedisConnections connections;
 
     /** One connection for every test store of the JVM, closed when it exits. */
@@ -67,7 +73,7 @@ enum StoreKind {
     private record Waited(SharedZoneStore store) implements ZoneStore {
         @Override
         public long take(ClientKey key, long nowNanos) {
-            SharedZoneStore.Answer answer = store.take(key).join();
+            SharedZoneStore.Answer answer = store.take(key, TIMER).join();
             if (answer.storeFailed()) {
                 throw new AssertionError("the Redis store did not answer");
             }
