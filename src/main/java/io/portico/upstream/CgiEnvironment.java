@@ -102,16 +102,6 @@ final class CgiEnvironment {
         }
     }
 
-    /** A value's bytes: one per char up to U+00FF (header values hold the bytes received), else UTF-8. */
-    static byte[] bytes(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            if (s.charAt(i) > 0xff) {
-                return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            }
-        }
-        return s.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
-    }
-
     private static String orEmpty(String s) {
         return s == null ? "" : s;
     }
