@@ -3,8 +3,6 @@ package io.portico.upstream;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.BiConsumer;
 
@@ -36,7 +34,12 @@ final class CgiEnvironment {
                 out.accept(p.name(i), p.value(i));
             }
         }
-        Map<String, String> fields = new LinkedHashMap<>();
+        // The HTTP_ variables in the order of their first field, a repeated name's values joined onto it. A request
+        // has a handful of fields, so a scan of those already seen is cheaper than a map per request.
+        int n = head.headers().size();
+        String[] vars = new String[n];
+        String[] values = new String[n];
+        int count = 0;
         for (Iterator<Map.Entry<CharSequence, CharSequence>> it = head.headers().iteratorCharSequence();
                 it.hasNext(); ) {
             Map.Entry<CharSequence, CharSequence> h = it.next();
@@ -44,14 +47,44 @@ final class CgiEnvironment {
             if (notSent(name)) {
                 continue;
             }
-            String var = "HTTP_" + name.toString().toUpperCase(Locale.ROOT).replace('-', '_');
+            String var = variableName(name);
             String value = h.getValue().toString();
-            String separator = HttpHeaderNames.COOKIE.contentEqualsIgnoreCase(name) ? "; " : ", ";
-            fields.merge(var, value, (a, b) -> a + separator + b);
+            int seen = indexOf(vars, count, var);
+            if (seen < 0) {
+                vars[count] = var;
+                values[count++] = value;
+            } else {
+                String separator = HttpHeaderNames.COOKIE.contentEqualsIgnoreCase(name) ? "; " : ", ";
+                values[seen] = values[seen] + separator + value;
+            }
         }
-        for (Map.Entry<String, String> f : fields.entrySet()) {
-            derived(out, p, f.getKey(), f.getValue());
+        for (int i = 0; i < count; i++) {
+            derived(out, p, vars[i], values[i]);
         }
+    }
+
+    private static int indexOf(String[] vars, int count, String var) {
+        for (int i = 0; i < count; i++) {
+            if (vars[i].equals(var)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** {@code HTTP_} and the field name upper-cased with dashes as underscores, in one string. */
+    static String variableName(CharSequence field) {
+        byte[] b = new byte[5 + field.length()];
+        b[0] = 'H';
+        b[1] = 'T';
+        b[2] = 'T';
+        b[3] = 'P';
+        b[4] = '_';
+        for (int i = 0; i < field.length(); i++) {
+            char c = field.charAt(i);
+            b[5 + i] = (byte) (c == '-' ? '_' : c >= 'a' && c <= 'z' ? c - ('a' - 'A') : c);
+        }
+        return new String(b, java.nio.charset.StandardCharsets.ISO_8859_1);
     }
 
     /** Content-Type and -Length have their own variables; framing and hop-by-hop fields mean nothing here. */
@@ -67,16 +100,6 @@ final class CgiEnvironment {
         if (p == null || !p.has(name)) {
             out.accept(name, value);
         }
-    }
-
-    /** A value's bytes: one per char up to U+00FF (header values hold the bytes received), else UTF-8. */
-    static byte[] bytes(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            if (s.charAt(i) > 0xff) {
-                return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            }
-        }
-        return s.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
     }
 
     private static String orEmpty(String s) {

@@ -1,6 +1,7 @@
 package io.portico.upstream;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -50,10 +51,14 @@ public final class CgiParams {
         return pairs.get(2 * i + 1);
     }
 
-    /** Variables in the order added; a later value of a name replaces the earlier one, in its place. */
+    /**
+     * Variables in the order added; a later value of a name replaces the earlier one, in its place. Used once:
+     * {@link #build} hands its lists over instead of copying them (one set per request), so nothing may be added
+     * after.
+     */
     public static final class Builder {
-        private final List<String> pairs = new ArrayList<>(32);
-        private final Set<String> names = new HashSet<>();
+        private List<String> pairs = new ArrayList<>(32);
+        private Set<String> names = new HashSet<>();
 
         private Builder() {}
 
@@ -72,7 +77,10 @@ public final class CgiParams {
         }
 
         public CgiParams build() {
-            return new CgiParams(List.copyOf(pairs), Set.copyOf(names));
+            CgiParams built = new CgiParams(Collections.unmodifiableList(pairs), Collections.unmodifiableSet(names));
+            pairs = null;
+            names = null;
+            return built;
         }
     }
 }

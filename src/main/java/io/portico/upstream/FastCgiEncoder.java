@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 
 /**
@@ -29,24 +30,35 @@ final class FastCgiEncoder extends CgiRequestEncoder {
         this.keepConn = keepConn;
     }
 
+    /**
+     * BEGIN_REQUEST and the PARAMS records go in one buffer, and so does the empty STDIN of a request without a
+     * body (a GET is one buffer, one write); a body goes as slices of its buffer after them.
+     */
     @Override
     void writeHead(ChannelHandlerContext ctx, HttpRequest head, CgiParams p, ChannelPromise promise) {
-        CompositeByteBuf out = ctx.alloc().compositeBuffer();
+        ByteBuf out = ctx.alloc().buffer(1024);
+        ByteBuf whole = out;
         try {
-            out.addComponent(true, begin(ctx));
-            out.addComponent(true, paramsRecords(ctx, head, p));
-            if (head instanceof HttpContent whole) {
-                stdin(ctx, out, whole.content());
-                stdin(ctx, out, null); // a full request: its body ends here
+            begin(out);
+            paramsRecords(ctx, out, head, p);
+            if (head instanceof HttpContent full) {
+                if (full.content().isReadable()) {
+                    CompositeByteBuf c = ctx.alloc().compositeBuffer();
+                    whole = c.addComponent(true, out);
+                    stdin(ctx, c, full.content());
+                    stdinEnd(ctx, c); // a full request: its body ends here
+                } else {
+                    stdinEnd(out);
+                }
             }
         } catch (RuntimeException e) {
-            out.release();
+            whole.release();
             ReferenceCountUtil.release(head);
             throw e;
         }
         sent(head.method());
         ReferenceCountUtil.release(head);
-        ctx.write(out, promise);
+        ctx.write(whole, promise);
     }
 
     @Override
@@ -55,7 +67,7 @@ final class FastCgiEncoder extends CgiRequestEncoder {
         try {
             stdin(ctx, out, part.content());
             if (part instanceof LastHttpContent) {
-                stdin(ctx, out, null);
+                stdinEnd(ctx, out);
             }
         } finally {
             part.release();
@@ -63,38 +75,68 @@ final class FastCgiEncoder extends CgiRequestEncoder {
         ctx.write(out, promise);
     }
 
-    private ByteBuf begin(ChannelHandlerContext ctx) {
-        ByteBuf b = ctx.alloc().buffer(16);
+    private void begin(ByteBuf b) {
         FastCgiRecords.header(b, FastCgiRecords.BEGIN_REQUEST, 8);
         b.writeShort(FastCgiRecords.RESPONDER).writeByte(keepConn ? FastCgiRecords.KEEP_CONN : 0).writeZero(5);
-        return b;
     }
 
-    /** The variables as name-value pairs, cut into PARAMS records, then the empty PARAMS that ends them. */
-    private static ByteBuf paramsRecords(ChannelHandlerContext ctx, HttpRequest head, CgiParams p) {
-        ByteBuf pairs = ctx.alloc().buffer(1024);
-        ByteBuf out = ctx.alloc().buffer(1024 + 2 * FastCgiRecords.HEADER);
-        try {
-            CgiEnvironment.forEach(head, p, (name, value) -> {
-                byte[] n = CgiEnvironment.bytes(name);
-                byte[] v = CgiEnvironment.bytes(value);
-                length(pairs, n.length);
-                length(pairs, v.length);
-                pairs.writeBytes(n).writeBytes(v);
-            });
-            while (pairs.isReadable()) {
-                int n = Math.min(pairs.readableBytes(), FastCgiRecords.MAX_CONTENT);
-                FastCgiRecords.header(out, FastCgiRecords.PARAMS, n);
-                out.writeBytes(pairs, n);
+    /**
+     * The variables as name-value pairs in PARAMS records, then the empty PARAMS that ends them. The pairs are
+     * written after one record header whose length is filled in after; only variables over 64 KiB in all are copied
+     * out again to be cut into records of at most that.
+     */
+    private static void paramsRecords(ChannelHandlerContext ctx, ByteBuf out, HttpRequest head, CgiParams p) {
+        int header = out.writerIndex();
+        FastCgiRecords.header(out, FastCgiRecords.PARAMS, 0);
+        int start = out.writerIndex();
+        CgiEnvironment.forEach(head, p, (name, value) -> {
+            boolean latinName = latin1(name);
+            boolean latinValue = latin1(value);
+            byte[] n = latinName ? null : name.getBytes(StandardCharsets.UTF_8);
+            byte[] v = latinValue ? null : value.getBytes(StandardCharsets.UTF_8);
+            length(out, latinName ? name.length() : n.length);
+            length(out, latinValue ? value.length() : v.length);
+            bytes(out, name, n);
+            bytes(out, value, v);
+        });
+        int size = out.writerIndex() - start;
+        if (size <= FastCgiRecords.MAX_CONTENT) {
+            out.setShort(header + 4, size);
+        } else {
+            ByteBuf pairs = ctx.alloc().buffer(size);
+            try {
+                pairs.writeBytes(out, start, size);
+                out.writerIndex(header);
+                while (pairs.isReadable()) {
+                    int n = Math.min(pairs.readableBytes(), FastCgiRecords.MAX_CONTENT);
+                    FastCgiRecords.header(out, FastCgiRecords.PARAMS, n);
+                    out.writeBytes(pairs, n);
+                }
+            } finally {
+                pairs.release();
             }
-            FastCgiRecords.header(out, FastCgiRecords.PARAMS, 0);
-            return out;
-        } catch (RuntimeException e) {
-            out.release();
-            throw e;
-        } finally {
-            pairs.release();
         }
+        if (size > 0) {
+            FastCgiRecords.header(out, FastCgiRecords.PARAMS, 0);
+        }
+    }
+
+    /** A string's bytes: one per char when all are up to U+00FF (header values hold the bytes received), else UTF-8. */
+    private static void bytes(ByteBuf out, String s, byte[] utf8) {
+        if (utf8 == null) {
+            out.writeCharSequence(s, StandardCharsets.ISO_8859_1);
+        } else {
+            out.writeBytes(utf8);
+        }
+    }
+
+    private static boolean latin1(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) > 0xff) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** A pair's length: one byte below 128, else four with the high bit set. */
@@ -106,14 +148,20 @@ final class FastCgiEncoder extends CgiRequestEncoder {
         }
     }
 
-    /** STDIN records holding slices of {@code body} (retained), or the empty record that ends it when null. */
+    /** The empty STDIN record that ends the body, at the end of {@code out}. */
+    private static void stdinEnd(ByteBuf out) {
+        FastCgiRecords.header(out, FastCgiRecords.STDIN, 0);
+    }
+
+    /** The empty STDIN record that ends the body, as the last component of {@code out}. */
+    private static void stdinEnd(ChannelHandlerContext ctx, CompositeByteBuf out) {
+        ByteBuf end = ctx.alloc().buffer(FastCgiRecords.HEADER);
+        stdinEnd(end);
+        out.addComponent(true, end);
+    }
+
+    /** STDIN records holding slices of {@code body} (retained). */
     private static void stdin(ChannelHandlerContext ctx, CompositeByteBuf out, ByteBuf body) {
-        if (body == null) {
-            ByteBuf end = ctx.alloc().buffer(FastCgiRecords.HEADER);
-            FastCgiRecords.header(end, FastCgiRecords.STDIN, 0);
-            out.addComponent(true, end);
-            return;
-        }
         int index = body.readerIndex();
         int left = body.readableBytes();
         while (left > 0) {

@@ -1,15 +1,13 @@
 package io.portico.upstream;
 
-import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelFactory;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.util.AttributeKey;
 import io.portico.config.UpstreamConfig;
 import io.portico.config.UpstreamProtocol;
+import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -28,16 +26,16 @@ public final class LoopConnections {
     static final int MAX_INITIAL_LINE = 8192;
     /** The name of the connection's own handler, after the codec. */
     static final String HANDLER = "upstream";
-    private static final AttributeKey<UpstreamConnection> CONNECTION =
-            AttributeKey.valueOf(LoopConnections.class, "connection");
 
     private final EventLoop loop;
     private final UpstreamConfig config;
     private final Transport transport;
     private final HttpDecoderConfig decoder;
     private final List<ArrayDeque<UpstreamConnection>> idle;
-    /** One per server, built on its first connection: options and initializer are the same for every one after. */
-    private final Bootstrap[] bootstraps;
+    /** Per server, made on its first connection: how its channels are made and the address they connect to. */
+    private final ChannelFactory<? extends Channel>[] factories;
+    private final SocketAddress[] remoteAddresses;
+    private final int connectTimeoutMillis;
     private boolean closed;
 
     LoopConnections(EventLoop loop, UpstreamConfig config, int servers) {
@@ -53,7 +51,11 @@ public final class LoopConnections {
                 .setUseRfc9112TransferEncoding(true)
                 .setValidateHeaders(true);
         this.idle = new java.util.ArrayList<>(servers);
-        this.bootstraps = new Bootstrap[servers];
+        @SuppressWarnings("unchecked")
+        ChannelFactory<? extends Channel>[] f = new ChannelFactory[servers];
+        this.factories = f;
+        this.remoteAddresses = new SocketAddress[servers];
+        this.connectTimeoutMillis = (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis());
         for (int i = 0; i < servers; i++) {
             idle.add(new ArrayDeque<>());
         }
@@ -75,51 +77,88 @@ public final class LoopConnections {
         return null;
     }
 
-    /** Opens a new connection to {@code server}; {@code done} gets the connected one or the failure. */
+    /**
+     * Opens a new connection to {@code server}; {@code connected} gets it, or {@code failed} the failure (the channel
+     * is then closed).
+     *
+     * <p>Without a {@code Bootstrap}: in front of an app server that closes every connection this runs once per
+     * request, and a Bootstrap copies its option and attribute maps into arrays, adds and removes a
+     * {@code ChannelInitializer} (tracked in a concurrent map), looks up an address resolver and defers the connect
+     * to a task, each time. Here the options are set and the handlers added straight on the new channel, and the
+     * connect is issued as soon as the (same-thread) registration is done. TCP_NODELAY is not set: every
+     * transport's socket channel enables it by default, and setting it again costs a system call per connection.
+     */
     public void connect(UpstreamServer server, Consumer<UpstreamConnection> connected, Consumer<Throwable> failed) {
-        ChannelFuture f = bootstrap(server).connect();
-        f.addListener(done -> {
-            if (done.isSuccess()) {
-                connected.accept(f.channel().attr(CONNECTION).get());
-            } else {
-                failed.accept(done.cause());
+        ChannelFactory<? extends Channel> factory = factory(server);
+        Channel ch;
+        try {
+            ch = factory.newChannel(); // the socket(2): fails when out of descriptors
+        } catch (Throwable t) {
+            failed.accept(t);
+            return;
+        }
+        ch.config().setAutoRead(false);
+        ch.config().setConnectTimeoutMillis(connectTimeoutMillis);
+        UpstreamConnection c = new UpstreamConnection(ch, server, this);
+        addHandlers(ch.pipeline(), server, c);
+        if (transport == Transport.EPOLL) {
+            armReadBeforeRegistration(ch);
+        }
+        loop.register(ch).addListener(registered -> {
+            if (!registered.isSuccess()) {
+                if (ch.isRegistered()) {
+                    ch.close();
+                } else {
+                    ch.unsafe().closeForcibly();
+                }
+                failed.accept(registered.cause());
+                return;
             }
+            ch.connect(remoteAddresses[server.index()]).addListener(done -> {
+                if (done.isSuccess()) {
+                    connected.accept(c);
+                } else {
+                    ch.close();
+                    failed.accept(done.cause());
+                }
+            });
         });
     }
 
     /**
-     * TCP_NODELAY is not set here: every transport's socket channel enables it by default, and setting it again costs
-     * a system call per connection (one per request in front of an app server that closes each one).
+     * Every new connection is read right after its request is written, and an epoll channel's first read adds
+     * EPOLLIN to its interest with an {@code epoll_ctl(MOD)} of its own. Asked for before the channel is registered,
+     * the read only marks EPOLLIN in the channel's interest set, and Netty's first {@code epoll_ctl(ADD)} (at the
+     * connect) carries it: one system call less per connection. Netty's public channel API cannot do this (a
+     * pipeline read needs a registered channel), so it goes through {@code Channel.Unsafe#beginRead} on the loop
+     * that owns the channel. Nothing is read before the request: nothing arrives before it; an error on the socket
+     * is reported to the channel with or without EPOLLIN.
      */
-    private Bootstrap bootstrap(UpstreamServer server) {
-        Bootstrap b = bootstraps[server.index()];
-        if (b == null) {
-            b = new Bootstrap()
-                    .group(loop)
-                    .channelFactory(transport.channelFactory(server.address()))
-                    .remoteAddress(Transport.socketAddress(server.address()))
-                    .option(ChannelOption.AUTO_READ, false)
-                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
-                            (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()))
-                    .handler(new ChannelInitializer<Channel>() {
-                        @Override
-                        protected void initChannel(Channel ch) {
-                            UpstreamConnection c = new UpstreamConnection(ch, server, LoopConnections.this);
-                            ch.attr(CONNECTION).set(c);
-                            if (config.protocol() == UpstreamProtocol.UWSGI) {
-                                UwsgiCodec.addTo(ch.pipeline(), decoder, config.proxyMaxHeaderCount());
-                            } else if (config.protocol() == UpstreamProtocol.FASTCGI) {
-                                FastCgiCodec.addTo(ch.pipeline(), config.proxyMaxHeaderSize(),
-                                        config.proxyMaxHeaderCount(), config.keepalive() > 0, server.errorLog());
-                            } else {
-                                UpstreamCodec.addTo(ch.pipeline(), decoder, config.proxyMaxHeaderCount());
-                            }
-                            ch.pipeline().addLast(HANDLER, c.new Handler());
-                        }
-                    });
-            bootstraps[server.index()] = b;
+    private static void armReadBeforeRegistration(Channel ch) {
+        ch.unsafe().beginRead();
+    }
+
+    /** The channel factory of {@code server}, made on its first connection (with its address, reused after). */
+    private ChannelFactory<? extends Channel> factory(UpstreamServer server) {
+        ChannelFactory<? extends Channel> f = factories[server.index()];
+        if (f == null) {
+            f = transport.channelFactory(server.address());
+            remoteAddresses[server.index()] = Transport.socketAddress(server.address());
+            factories[server.index()] = f;
         }
-        return b;
+        return f;
+    }
+
+    private void addHandlers(ChannelPipeline p, UpstreamServer server, UpstreamConnection c) {
+        if (config.protocol() == UpstreamProtocol.UWSGI) {
+            UwsgiCodec.addTo(p, decoder, config.proxyMaxHeaderCount());
+        } else if (config.protocol() == UpstreamProtocol.FASTCGI) {
+            FastCgiCodec.addTo(p, config.proxyMaxHeaderSize(), config.proxyMaxHeaderCount(), config.keepalive() > 0,
+                    server.errorLog());
+        } else {
+            UpstreamCodec.addTo(p, decoder, config.proxyMaxHeaderCount());
+        }
+        p.addLast(HANDLER, c.new Handler());
     }
 
     void offer(UpstreamConnection c) {

@@ -74,6 +74,43 @@ class FastCgiCodecTest {
     }
 
     @Test
+    void variablesOver64KiBAreCutIntoRecordsAndAWideCharIsSentAsUtf8() {
+        EmbeddedChannel ch = new EmbeddedChannel(new FastCgiEncoder(methods, false));
+        DefaultFullHttpRequest head = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/");
+        String big = "a".repeat(70_000);
+        head.headers().add("X-Big", big);
+        ch.writeOutbound(CgiParams.builder().set("APP", "caf\u00e9 \u20ac").build(), head);
+        ByteBuf out = ch.readOutbound();
+        assertThat((Object) ch.readOutbound()).as("a GET is one buffer").isNull();
+        List<String> records = new ArrayList<>();
+        ByteBuf params = Unpooled.buffer();
+        while (out.isReadable()) {
+            out.skipBytes(1);
+            int type = out.readUnsignedByte();
+            out.skipBytes(2);
+            int length = out.readUnsignedShort();
+            out.skipBytes(2);
+            records.add(type + ":" + length);
+            ByteBuf content = out.readSlice(length);
+            if (type == FastCgiRecords.PARAMS) {
+                params.writeBytes(content);
+            }
+        }
+        out.release();
+        assertThat(records).containsExactly("1:8", "4:65535", "4:" + (records.get(2).substring(2)), "4:0", "5:0");
+        List<String> pairs = new ArrayList<>();
+        while (params.isReadable()) {
+            int n = len(params);
+            int v = len(params);
+            pairs.add(params.readCharSequence(n, StandardCharsets.UTF_8) + "="
+                    + params.readCharSequence(v, StandardCharsets.UTF_8));
+        }
+        params.release();
+        assertThat(pairs).contains("APP=caf\u00e9 \u20ac", "HTTP_X_BIG=" + big);
+        assertThat(ch.finishAndReleaseAll()).isFalse();
+    }
+
+    @Test
     void aFullRequestEndsItsStdinAtOnceAndNoKeepConnWhenNotPooled() {
         EmbeddedChannel ch = new EmbeddedChannel(new FastCgiEncoder(methods, false));
         ch.writeOutbound(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/"));

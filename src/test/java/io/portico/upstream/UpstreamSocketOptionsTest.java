@@ -25,9 +25,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Upstream connections come from one bootstrap per server and loop, which sets no TCP_NODELAY (one system call per
- * connection saved): each connection is its own, on every transport, and has Nagle off anyway, read back from the
- * socket.
+ * Upstream connections are made straight from the server's channel factory (no Bootstrap per connection), which
+ * sets no TCP_NODELAY (one system call per connection saved): each connection is its own, on every transport, has
+ * Nagle off anyway, read back from the socket, and has the options a Bootstrap would have set (auto-read off, the
+ * upstream's connect timeout).
  */
 class UpstreamSocketOptionsTest {
 
@@ -62,6 +63,9 @@ class UpstreamSocketOptionsTest {
                     assertThat(c.server()).isSameAs(server);
                     assertThat(c.channel().pipeline().get(LoopConnections.HANDLER)).isNotNull();
                     assertThat(c.channel().config().getOption(ChannelOption.TCP_NODELAY)).as(name).isTrue();
+                    assertThat(c.channel().config().isAutoRead()).as(name).isFalse();
+                    assertThat(c.channel().config().getConnectTimeoutMillis()).as(name)
+                            .isEqualTo((int) config.connectTimeout().toMillis());
                 }
             } finally {
                 first.channel().close().sync();

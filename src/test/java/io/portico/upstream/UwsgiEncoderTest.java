@@ -26,6 +26,22 @@ class UwsgiEncoderTest {
     private final EmbeddedChannel channel = new EmbeddedChannel(new UwsgiEncoder(methods));
 
     @Test
+    void repeatedFieldsAreOneVariableInTheOrderOfTheirFirstCookiesJoinedBySemicolons() {
+        HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/");
+        head.headers().add("x-forwarded-for", "1.1.1.1").add("Cookie", "a=1").add("Accept", "text/html")
+                .add("X-Forwarded-For", "2.2.2.2").add("cookie", "b=2").add("X_Forwarded-for", "3.3.3.3")
+                .add("Keep-Alive", "5").add("Transfer-Encoding", "chunked").add("Sec-WebSocket-Key", "k");
+        channel.writeOutbound(head);
+        ByteBuf packet = channel.readOutbound();
+        assertThat(vars(packet)).containsExactly(
+                "REQUEST_METHOD=GET", "REQUEST_URI=/", "PATH_INFO=/", "QUERY_STRING=", "CONTENT_TYPE=",
+                "CONTENT_LENGTH=", "HTTP_X_FORWARDED_FOR=1.1.1.1, 2.2.2.2, 3.3.3.3", "HTTP_COOKIE=a=1; b=2",
+                "HTTP_ACCEPT=text/html", "HTTP_SEC_WEBSOCKET_KEY=k");
+        packet.release();
+        assertThat(channel.finishAndReleaseAll()).isFalse();
+    }
+
+    @Test
     void theHeaderIsModifier1TheVariablesSizeLittleEndianAndModifier2() {
         HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/p%C3%A9?x=1");
         head.headers().add("Host", "h").add("X-Multi", "a").add("X-Multi", "b").add("Connection", "close");
