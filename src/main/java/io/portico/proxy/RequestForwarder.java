@@ -23,7 +23,7 @@ final class RequestForwarder {
     private final ProxyExchange exchange;
     private final ProxySettings settings;
     private final Channel clientChannel;
-    private final HttpRequest head;
+    private final ForwardedHead head;
     private final RequestBody buffered; // null: streamed, or no body
     private final CgiParams variables; // the CGI variables the head does not carry (uwsgi, FastCGI); null for HTTP
     private final boolean whole; // came whole without a body: its head is the whole request
@@ -55,12 +55,12 @@ final class RequestForwarder {
                             }
                         })
                 : null;
-        this.head = ForwardedRequest.build(client, request, settings, websocket);
+        this.head = ForwardedRequest.build(client, request, settings, websocket, buffered != null);
         this.variables = cgi
                 ? CgiVariables.of(client, request, settings, protocol == UpstreamProtocol.FASTCGI) : null;
         // A request without a body arrives whole (see server.ServerCodec) and goes upstream as one message; its
         // end, which the exchange still hands over as a separate part, is not sent again.
-        this.whole = head instanceof FullHttpRequest;
+        this.whole = request instanceof FullHttpRequest full && !full.content().isReadable();
         this.clientBodyDone = whole;
     }
 
@@ -120,8 +120,7 @@ final class RequestForwarder {
     private void bufferedBodyComplete() {
         clientBodyDone = true;
         resumeClient();
-        head.headers().set("Content-Length", buffered.size());
-        head.headers().remove("Transfer-Encoding");
+        head.contentLength(buffered.size());
         buffered.whenStored(stored -> {
             if (stored) {
                 exchange.attempt();
@@ -134,11 +133,13 @@ final class RequestForwarder {
     /** Writes the head and whatever body there is on the connection of {@code a}, and flushes. */
     void sendOn(Attempt a) {
         Channel up = a.channel();
-        ForwardedRequest.hostFor(head, a.server, settings);
         if (variables != null) {
             up.write(variables, up.voidPromise()); // held by the encoder until the head
+            up.write(head.headers(a.server), up.voidPromise());
+        } else {
+            // The HTTP encoder writes the head's lines from the client's fields (ForwardedHead): no copy of them.
+            up.write(head.message(a.server), up.voidPromise());
         }
-        up.write(head);
         a.requestSent();
         if (whole) {
             exchange.requestWritten();
