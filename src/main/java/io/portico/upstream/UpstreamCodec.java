@@ -178,7 +178,27 @@ final class UpstreamCodec {
                     throw new MalformedResponseException("more than one Transfer-Encoding field");
                 }
             }
-            return super.splitHeaderName(line, start, length);
+            return FieldNames.of(line, start, length);
+        }
+
+        // The status line's words: shared Strings for the usual ones instead of three copies per response.
+
+        @Override
+        protected String splitFirstWordInitialLine(byte[] line, int start, int length) {
+            String shared = StatusLineWords.version(line, start, length);
+            return shared != null ? shared : super.splitFirstWordInitialLine(line, start, length);
+        }
+
+        @Override
+        protected String splitSecondWordInitialLine(byte[] line, int start, int length) {
+            String shared = StatusLineWords.status(line, start, length);
+            return shared != null ? shared : super.splitSecondWordInitialLine(line, start, length);
+        }
+
+        @Override
+        protected String splitThirdWordInitialLine(byte[] line, int start, int length) {
+            String shared = StatusLineWords.reason(line, start, length);
+            return shared != null ? shared : super.splitThirdWordInitialLine(line, start, length);
         }
 
         /** Case-insensitive comparison with a lower-case name of the same length. */
