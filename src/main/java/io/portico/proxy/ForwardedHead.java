@@ -39,6 +39,8 @@ final class ForwardedHead {
     /** What a chunked head's headers say, for the encoder's framing only (its lines come from the plan). */
     private static final HttpHeaders CHUNKED = new ReadOnlyHttpHeaders(false,
             HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+    /** The spelling the head had before this plan wrote it (Netty's headers, set with this name). */
+    private static final AsciiString CONTENT_LENGTH = AsciiString.cached("Content-Length");
     private static final short COLON_SPACE = (':' << 8) | ' ';
     private static final short CRLF = ('\r' << 8) | '\n';
 
@@ -157,7 +159,7 @@ final class ForwardedHead {
             i = j + 1;
         }
         if (contentLength >= 0) {
-            out.set(HttpHeaderNames.CONTENT_LENGTH, contentLength);
+            out.set(CONTENT_LENGTH, contentLength);
         }
         if (replaceHost) {
             out.set(HttpHeaderNames.HOST, server.hostHeader());
@@ -189,7 +191,7 @@ final class ForwardedHead {
             buf.writeShort(CRLF);
         }
         if (contentLength >= 0) {
-            ByteBufUtil.writeAscii(buf, HttpHeaderNames.CONTENT_LENGTH);
+            ByteBufUtil.writeAscii(buf, CONTENT_LENGTH);
             buf.writeShort(COLON_SPACE);
             writeDecimal(buf, contentLength);
             buf.writeShort(CRLF);

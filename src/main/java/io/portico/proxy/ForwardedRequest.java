@@ -25,9 +25,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Builds the request head sent upstream from the client's: always HTTP/1.1 on a keep-alive connection, hop-by-hop
- * headers removed, header names with underscores dropped (they are ambiguous with dashes to CGI-style apps), the
- * forwarding headers set, and the location's {@code setRequestHeaders} applied last (an empty value removes).
+ * Builds the request head sent upstream from the client's, as a {@link ForwardedHead} (written from the client's
+ * fields, not a copy of them): always HTTP/1.1 on a keep-alive connection, hop-by-hop headers removed, header
+ * names with underscores dropped (they are ambiguous with dashes to CGI-style apps), the forwarding headers set,
+ * and the location's {@code setRequestHeaders} applied last (an empty value removes).
  *
  * <p>Of the forwarding headers, the location's {@code forwardedHeaders} are set. The client's are believed only
  * when {@link ClientExchange#fromTrustedProxy()}: then X-Forwarded-For gets the peer appended and
@@ -66,7 +67,9 @@ final class ForwardedRequest {
         AsciiString[] connectionNamed = src.contains(HttpHeaderNames.CONNECTION)
                 ? ForwardedHead.connectionNamed(src) : NO_NAMES;
         boolean whole = in instanceof FullHttpRequest full && !full.content().isReadable();
-        String target = uri(path(client, settings), settings) + query(in.uri());
+        String path = uri(path(client, settings), settings);
+        String query = query(in.uri());
+        String target = query.isEmpty() ? path : path + query;
         ForwardedHead out = new ForwardedHead(in.method(), target, src, settings.owned().owned(trusted),
                 connectionNamed, chunked || bodyBuffered, chunked, whole, replaceHost);
         if (websocket) {

@@ -27,7 +27,8 @@ final class RequestForwarder {
     private final RequestBody buffered; // null: streamed, or no body
     private final CgiParams variables; // the CGI variables the head does not carry (uwsgi, FastCGI); null for HTTP
     private final boolean whole; // came whole without a body: its head is the whole request
-    private final ArrayDeque<HttpContent> pending = new ArrayDeque<>(2);
+    /** Body parts that came before a connection took the request; made on the first (most requests have none). */
+    private ArrayDeque<HttpContent> pending;
     private boolean clientBodyDone;
     private boolean bodyStreamed; // body bytes went upstream as they came: the request cannot be replayed
     private long streamedBytes;
@@ -109,6 +110,9 @@ final class RequestForwarder {
         }
         clientBodyDone |= last;
         if (current == null || !current.isRequestSent()) {
+            if (pending == null) {
+                pending = new ArrayDeque<>(2);
+            }
             pending.add(content);
             pauseClient();
             return;
@@ -145,7 +149,7 @@ final class RequestForwarder {
             exchange.requestWritten();
         } else if (buffered != null) {
             buffered.writeTo(up, () -> !a.ended(), exchange::requestWritten);
-        } else if (!pending.isEmpty()) {
+        } else if (pending != null && !pending.isEmpty()) {
             for (HttpContent content; (content = pending.poll()) != null; ) {
                 sendBody(up, content);
             }
@@ -198,8 +202,10 @@ final class RequestForwarder {
         if (buffered != null) {
             buffered.release();
         }
-        for (HttpContent c; (c = pending.poll()) != null; ) {
-            c.release();
+        if (pending != null) {
+            for (HttpContent c; (c = pending.poll()) != null; ) {
+                c.release();
+            }
         }
         resumeClient();
     }
