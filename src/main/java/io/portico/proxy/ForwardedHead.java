@@ -237,7 +237,10 @@ final class ForwardedHead {
         return false;
     }
 
-    /** The names that the client's Connection fields list and that are not hop-by-hop anyway (nor "close"). */
+    /**
+     * The names that the client's Connection fields list and that are not hop-by-hop anyway (nor "close", nor
+     * Content-Length, see below).
+     */
     static AsciiString[] connectionNamed(HttpHeaders client) {
         AsciiString[] names = NONE;
         for (Iterator<? extends CharSequence> it = client.valueCharSequenceIterator(HttpHeaderNames.CONNECTION);
@@ -248,8 +251,11 @@ final class ForwardedHead {
                 if (i == v.length() || v.charAt(i) == ',') {
                     CharSequence token = strip(v, start, i);
                     start = i + 1;
+                    // Content-Length is never dropped for being named: the body still goes with the client's
+                    // framing, and a body without its length would be read by the upstream as the next request.
                     if (token.length() > 0 && !HopByHop.always(token)
-                            && !HttpHeaderValues.CLOSE.contentEqualsIgnoreCase(token)) {
+                            && !HttpHeaderValues.CLOSE.contentEqualsIgnoreCase(token)
+                            && !HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(token)) {
                         names = java.util.Arrays.copyOf(names, names.length + 1);
                         names[names.length - 1] = new AsciiString(token.toString());
                     }

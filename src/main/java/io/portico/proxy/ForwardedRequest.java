@@ -63,9 +63,12 @@ final class ForwardedRequest {
                 }
             }
         }
-        boolean replaceHost = settings.target().hostFromUpstream() || effectiveHost == null || effectiveHost.isEmpty();
         AsciiString[] connectionNamed = src.contains(HttpHeaderNames.CONNECTION)
                 ? ForwardedHead.connectionNamed(src) : NO_NAMES;
+        if (effectiveHost == host && OwnedFields.contains(connectionNamed, HttpHeaderNames.HOST)) {
+            effectiveHost = null; // Host named by Connection is dropped, so the server's goes instead (as before)
+        }
+        boolean replaceHost = settings.target().hostFromUpstream() || effectiveHost == null || effectiveHost.isEmpty();
         boolean whole = in instanceof FullHttpRequest full && !full.content().isReadable();
         String path = uri(path(client, settings), settings);
         String query = query(in.uri());

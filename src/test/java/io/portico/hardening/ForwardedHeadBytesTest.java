@@ -58,6 +58,15 @@ class ForwardedHeadBytesTest {
                 .doesNotContain("X-Forwarded-Host");
     }
 
+    @Test
+    void aStreamedBodysContentLengthThatConnectionNamesStaysWithIt() throws Exception {
+        String head = forwarded("POST /stream/up HTTP/1.1\r\nHost: h\r\nConnection: Content-Length\r\n"
+                + "Content-Length: 3\r\n\r\nabc");
+        assertThat(head).contains("\r\nContent-Length: 3\r\n");
+        assertThat(portico.upstream.requests().get(portico.upstream.requests().size() - 1).bodyLength())
+                .isEqualTo(3);
+    }
+
     private static String forwarded(String request) throws Exception {
         int before = portico.upstream.requests().size();
         try (RawHttp c = new RawHttp(portico.port)) {
