@@ -15,7 +15,7 @@ import java.util.function.Consumer;
  * connection and its timers. {@link #end} releases all of them exactly once; callbacks that arrive after it (a late
  * permit, a late connect) are dropped here so the exchange never hears of them. Event loop only.
  */
-final class Attempt {
+final class Attempt implements UpstreamConnection.Deadline {
     final UpstreamServer server;
     private final EventLoop loop;
     private boolean ended;
@@ -26,6 +26,8 @@ final class Attempt {
     private long startNanos;
     private boolean requestSent;
     private boolean readWatched;
+    private long readTimeoutNanos;
+    private Runnable readTimedOut;
     private ScheduledFuture<?> sendTimer;
     private long lastRead;
     private boolean readPaused;
@@ -140,20 +142,25 @@ final class Attempt {
             return;
         }
         readWatched = true;
-        UpstreamConnection c = connection;
-        c.watch(() -> {
-            if (ended) {
-                return 0;
-            }
-            long idle = System.nanoTime() - lastRead;
-            if (readPaused || idle < timeoutNanos) {
-                return readPaused ? timeoutNanos : timeoutNanos - idle;
-            }
-            readWatched = false;
-            c.unwatch();
-            timedOut.run();
+        readTimeoutNanos = timeoutNanos;
+        readTimedOut = timedOut;
+        connection.watch(this, timeoutNanos);
+    }
+
+    /** The read timer's check (the attempt is its own deadline: no object per request for it). */
+    @Override
+    public long check() {
+        if (ended) {
             return 0;
-        }, timeoutNanos);
+        }
+        long idle = System.nanoTime() - lastRead;
+        if (readPaused || idle < readTimeoutNanos) {
+            return readPaused ? readTimeoutNanos : readTimeoutNanos - idle;
+        }
+        readWatched = false;
+        connection.unwatch();
+        readTimedOut.run();
+        return 0;
     }
 
     void readSomething() {

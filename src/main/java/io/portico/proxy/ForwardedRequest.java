@@ -6,35 +6,29 @@ import static io.portico.config.ForwardedHeader.X_FORWARDED_HOST;
 import static io.portico.config.ForwardedHeader.X_FORWARDED_PROTO;
 import static io.portico.config.ForwardedHeader.X_REAL_IP;
 
-import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
-import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.AsciiString;
 import io.portico.config.ForwardedHeader;
 import io.portico.config.LocationConfig;
 import io.portico.config.TextTemplate;
 import io.portico.route.ClientExchange;
 import io.portico.config.RequestPath;
 import io.portico.route.Variables;
-import io.portico.upstream.UpstreamServer;
 import java.net.Inet6Address;
 import java.net.InetAddress;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * Builds the request head sent upstream from the client's: always HTTP/1.1 on a keep-alive connection, hop-by-hop
- * headers removed, header names with underscores dropped (they are ambiguous with dashes to CGI-style apps), the
- * forwarding headers set, and the location's {@code setRequestHeaders} applied last (an empty value removes).
+ * Builds the request head sent upstream from the client's, as a {@link ForwardedHead} (written from the client's
+ * fields, not a copy of them): always HTTP/1.1 on a keep-alive connection, hop-by-hop headers removed, header
+ * names with underscores dropped (they are ambiguous with dashes to CGI-style apps), the forwarding headers set,
+ * and the location's {@code setRequestHeaders} applied last (an empty value removes).
  *
  * <p>Of the forwarding headers, the location's {@code forwardedHeaders} are set. The client's are believed only
  * when {@link ClientExchange#fromTrustedProxy()}: then X-Forwarded-For gets the peer appended and
@@ -43,110 +37,123 @@ import java.util.Set;
  */
 final class ForwardedRequest {
     static final String VIA = "1.1 portico";
+    private static final AsciiString[] NO_NAMES = {};
 
     private ForwardedRequest() {}
 
-    /** The head sent upstream; a buffered body's Content-Length is set once the body is complete. */
-    static HttpRequest build(ClientExchange client, HttpRequest in, ProxySettings settings, boolean websocket) {
+    /**
+     * The head sent upstream; a buffered body's Content-Length is set once the body is complete.
+     *
+     * @param bodyBuffered the body is read whole first: Content-Length is then Portico's
+     */
+    static ForwardedHead build(ClientExchange client, HttpRequest in, ProxySettings settings, boolean websocket,
+            boolean bodyBuffered) {
         HttpHeaders src = in.headers();
         boolean chunked = HttpUtil.isTransferEncodingChunked(in);
-        // The client's headers were validated by the server's decoder; validating each copy again cost throughput.
-        HttpHeaders out = DefaultHttpHeadersFactory.headersFactory().withValidation(false).newHeaders();
-        // Hop-by-hop headers are left out while copying rather than removed after: a remove is a hash lookup.
-        boolean connection = false;
-        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = src.iteratorCharSequence(); it.hasNext(); ) {
-            Map.Entry<CharSequence, CharSequence> h = it.next();
-            CharSequence name = h.getKey();
-            if (HopByHop.always(name)) {
-                connection |= HttpHeaderNames.CONNECTION.contentEqualsIgnoreCase(name);
-            } else if (!hasUnderscore(name)) {
-                out.add(name, h.getValue());
-            }
-        }
-        if (connection) {
-            HopByHop.removeNamedBy(src, out);
-        }
-        out.remove(HttpHeaderNames.EXPECT);
-        if (websocket) {
-            out.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
-            out.set(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET);
-        } else if (settings.pool().config().keepalive() <= 0) {
-            out.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        }
-        if (chunked) {
-            out.remove(HttpHeaderNames.CONTENT_LENGTH);
-            out.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-        }
-
-        // Host is kept; with hostFromUpstream (or when the client sent none) it is set per attempt, see hostFor.
-        String host = src.get(HttpHeaderNames.HOST);
-        forwarding(client, out, src, host, settings.target().forwardedHeaders());
-        if (settings.target().via()) {
-            String via = src.get(HttpHeaderNames.VIA);
-            out.set(HttpHeaderNames.VIA, via == null ? VIA : via + ", " + VIA);
-        }
-        for (Map.Entry<String, TextTemplate> e : settings.target().setRequestHeaders().entrySet()) {
-            if (e.getValue().text().isEmpty()) {
-                out.remove(e.getKey());
-            } else {
-                out.set(e.getKey(), Variables.expand(e.getValue(), client, in));
-            }
-        }
-        String target = uri(path(client, settings), settings) + query(in.uri());
-        if (in instanceof FullHttpRequest whole && !whole.content().isReadable()) {
-            // It arrived whole without a body (see server.ServerCodec), and goes upstream as one message. Its
-            // content is the shared empty buffer, so the encoder's release leaves it whole for a retry.
-            return new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, in.method(), target, Unpooled.EMPTY_BUFFER, out,
-                    LastHttpContent.EMPTY_LAST_CONTENT.trailingHeaders());
-        }
-        return new DefaultHttpRequest(HttpVersion.HTTP_1_1, in.method(), target, out);
-    }
-
-    private static void forwarding(ClientExchange client, HttpHeaders out, HttpHeaders src, String host,
-            Set<ForwardedHeader> chosen) {
         boolean trusted = client.fromTrustedProxy();
-        if (!trusted && chosen.size() < ForwardedHeader.ALL.size()) {
-            // copied from the client above: what Portico neither sets nor vouches for must not reach the app
-            for (ForwardedHeader h : ForwardedHeader.values()) {
-                if (!chosen.contains(h)) {
-                    out.remove(h.header);
+        Map<String, TextTemplate> configured = settings.target().setRequestHeaders();
+        // Host is kept; with hostFromUpstream (or when the client sent none) it is set per attempt, see
+        // ForwardedHead.message. A configured Host counts as the client's.
+        String host = src.get(HttpHeaderNames.HOST);
+        String effectiveHost = host;
+        if (!configured.isEmpty()) {
+            for (Map.Entry<String, TextTemplate> e : configured.entrySet()) {
+                if (HttpHeaderNames.HOST.contentEqualsIgnoreCase(e.getKey())) {
+                    effectiveHost = e.getValue().text().isEmpty() ? null : Variables.expand(e.getValue(), client, in);
                 }
             }
         }
+        AsciiString[] connectionNamed = src.contains(HttpHeaderNames.CONNECTION)
+                ? ForwardedHead.connectionNamed(src) : NO_NAMES;
+        if (effectiveHost == host && OwnedFields.contains(connectionNamed, HttpHeaderNames.HOST)) {
+            effectiveHost = null; // Host named by Connection is dropped, so the server's goes instead (as before)
+        }
+        boolean replaceHost = settings.target().hostFromUpstream() || effectiveHost == null || effectiveHost.isEmpty();
+        boolean whole = in instanceof FullHttpRequest full && !full.content().isReadable();
+        String path = uri(path(client, settings), settings);
+        String query = query(in.uri());
+        String target = query.isEmpty() ? path : path + query;
+        ForwardedHead out = new ForwardedHead(in.method(), target, src, settings.owned().owned(trusted),
+                connectionNamed, chunked || bodyBuffered, chunked, whole, replaceHost);
+        if (websocket) {
+            out.set(HttpHeaderNames.CONNECTION).part(HttpHeaderValues.UPGRADE).end();
+            out.set(HttpHeaderNames.UPGRADE).part(HttpHeaderValues.WEBSOCKET).end();
+        } else if (settings.pool().config().keepalive() <= 0) {
+            out.set(HttpHeaderNames.CONNECTION).part(HttpHeaderValues.CLOSE).end();
+        }
+        if (chunked && !bodyBuffered) {
+            out.set(HttpHeaderNames.TRANSFER_ENCODING).part(HttpHeaderValues.CHUNKED).end();
+        }
+        forwarding(client, out, src, host, settings.target().forwardedHeaders(), trusted);
+        if (settings.target().via()) {
+            String via = src.get(HttpHeaderNames.VIA);
+            out.set(HttpHeaderNames.VIA);
+            if (via != null) {
+                out.part(via).part(", ");
+            }
+            out.part(VIA).end();
+        }
+        if (!configured.isEmpty()) {
+            for (Map.Entry<String, TextTemplate> e : configured.entrySet()) {
+                if (HttpHeaderNames.HOST.contentEqualsIgnoreCase(e.getKey()) && replaceHost) {
+                    out.remove(e.getKey()); // the server's host:port goes instead (host-from-upstream)
+                } else if (e.getValue().text().isEmpty()) {
+                    out.remove(e.getKey());
+                } else {
+                    out.set(e.getKey()).part(Variables.expand(e.getValue(), client, in)).end();
+                }
+            }
+        }
+        return out;
+    }
+
+    private static void forwarding(ClientExchange client, ForwardedHead out, HttpHeaders src, String host,
+            Set<ForwardedHeader> chosen, boolean trusted) {
+        // What Portico neither sets nor vouches for never reaches the app: OwnedFields leaves the client's out.
         // Formatting an address allocates: the peer's text is the connection's, the client's formatted only when it
         // differs.
         InetAddress peerAddress = client.peerAddress().getAddress();
         String peer = client.peerIp();
         if (chosen.contains(X_FORWARDED_FOR)) {
             String xff = src.get(X_FORWARDED_FOR.header);
-            out.set(X_FORWARDED_FOR.header, trusted && xff != null && !xff.isBlank() ? xff + ", " + peer : peer);
+            out.set(X_FORWARDED_FOR.header);
+            if (trusted && xff != null && !xff.isBlank()) {
+                out.part(xff).part(", ");
+            }
+            out.part(peer).end();
         }
         if (chosen.contains(X_REAL_IP)) {
             InetAddress clientAddress = client.clientAddress().getAddress();
-            out.set(X_REAL_IP.header, clientAddress == peerAddress ? peer : clientAddress.getHostAddress());
+            out.set(X_REAL_IP.header).part(clientAddress == peerAddress ? peer : clientAddress.getHostAddress()).end();
         }
         String proto = client.secure() ? "https" : "http";
         if (chosen.contains(X_FORWARDED_PROTO)) {
             String inProto = src.get(X_FORWARDED_PROTO.header);
-            out.set(X_FORWARDED_PROTO.header, trusted && inProto != null ? inProto : proto);
+            out.set(X_FORWARDED_PROTO.header).part(trusted && inProto != null ? inProto : proto).end();
         }
         if (chosen.contains(X_FORWARDED_HOST)) {
             String inHost = src.get(X_FORWARDED_HOST.header);
             if (trusted && inHost != null) {
-                out.set(X_FORWARDED_HOST.header, inHost);
+                out.set(X_FORWARDED_HOST.header).part(inHost).end();
             } else if (host != null) {
-                out.set(X_FORWARDED_HOST.header, host);
-            } else {
-                out.remove(X_FORWARDED_HOST.header);
+                out.set(X_FORWARDED_HOST.header).part(host).end();
             }
         }
         if (chosen.contains(FORWARDED)) {
-            StringBuilder element = new StringBuilder("for=").append(node(peerAddress, peer));
-            if (host != null) {
-                element.append(";host=").append(quoted(host));
+            out.set(FORWARDED.header);
+            if (trusted) {
+                out.part(earlierHops(src));
             }
-            element.append(";proto=").append(proto);
-            out.set(FORWARDED.header, trusted ? earlierHops(src) + element : element.toString());
+            out.part("for=");
+            if (peerAddress instanceof Inet6Address) {
+                out.part("\"[").part(peer).part("]\"");
+            } else {
+                out.part(peer);
+            }
+            if (host != null) {
+                out.part(";host=\"").part(unquoted(host)).part("\"");
+            }
+            out.part(";proto=").part(proto).end();
         }
     }
 
@@ -202,7 +209,12 @@ final class ForwardedRequest {
 
     /** A quoted-string; quotes and backslashes, which only a forger would send, are dropped. */
     private static String quoted(String value) {
-        return '"' + value.replace("\"", "").replace("\\", "") + '"';
+        return '"' + unquoted(value) + '"';
+    }
+
+    /** The inside of a quoted-string: {@code value} without quotes and backslashes (itself when it has none). */
+    private static String unquoted(String value) {
+        return value.replace("\"", "").replace("\\", "");
     }
 
     private static boolean hasUnderscore(CharSequence name) {
@@ -212,11 +224,6 @@ final class ForwardedRequest {
             }
         }
         return false;
-    }
-
-    /** RFC 7239 node: IPv6 addresses are bracketed and quoted. */
-    private static String node(InetAddress address, String ip) {
-        return address instanceof Inet6Address ? "\"[" + ip + "]\"" : ip;
     }
 
     /**
@@ -244,13 +251,5 @@ final class ForwardedRequest {
             return uri;
         }
         return prefix + uri.substring(match.value().length());
-    }
-
-    /** Sets Host to the chosen server's host:port when configured so, or when the client sent none (HTTP/1.0). */
-    static void hostFor(HttpRequest request, UpstreamServer server, ProxySettings settings) {
-        String host = request.headers().get(HttpHeaderNames.HOST);
-        if (settings.target().hostFromUpstream() || host == null || host.isEmpty()) {
-            request.headers().set(HttpHeaderNames.HOST, server.hostHeader());
-        }
     }
 }

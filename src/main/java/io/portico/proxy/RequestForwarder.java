@@ -23,11 +23,12 @@ final class RequestForwarder {
     private final ProxyExchange exchange;
     private final ProxySettings settings;
     private final Channel clientChannel;
-    private final HttpRequest head;
+    private final ForwardedHead head;
     private final RequestBody buffered; // null: streamed, or no body
     private final CgiParams variables; // the CGI variables the head does not carry (uwsgi, FastCGI); null for HTTP
     private final boolean whole; // came whole without a body: its head is the whole request
-    private final ArrayDeque<HttpContent> pending = new ArrayDeque<>(2);
+    /** Body parts that came before a connection took the request; made on the first (most requests have none). */
+    private ArrayDeque<HttpContent> pending;
     private boolean clientBodyDone;
     private boolean bodyStreamed; // body bytes went upstream as they came: the request cannot be replayed
     private long streamedBytes;
@@ -55,12 +56,12 @@ final class RequestForwarder {
                             }
                         })
                 : null;
-        this.head = ForwardedRequest.build(client, request, settings, websocket);
+        this.head = ForwardedRequest.build(client, request, settings, websocket, buffered != null);
         this.variables = cgi
                 ? CgiVariables.of(client, request, settings, protocol == UpstreamProtocol.FASTCGI) : null;
         // A request without a body arrives whole (see server.ServerCodec) and goes upstream as one message; its
         // end, which the exchange still hands over as a separate part, is not sent again.
-        this.whole = head instanceof FullHttpRequest;
+        this.whole = request instanceof FullHttpRequest full && !full.content().isReadable();
         this.clientBodyDone = whole;
     }
 
@@ -109,6 +110,9 @@ final class RequestForwarder {
         }
         clientBodyDone |= last;
         if (current == null || !current.isRequestSent()) {
+            if (pending == null) {
+                pending = new ArrayDeque<>(2);
+            }
             pending.add(content);
             pauseClient();
             return;
@@ -120,8 +124,7 @@ final class RequestForwarder {
     private void bufferedBodyComplete() {
         clientBodyDone = true;
         resumeClient();
-        head.headers().set("Content-Length", buffered.size());
-        head.headers().remove("Transfer-Encoding");
+        head.contentLength(buffered.size());
         buffered.whenStored(stored -> {
             if (stored) {
                 exchange.attempt();
@@ -134,17 +137,19 @@ final class RequestForwarder {
     /** Writes the head and whatever body there is on the connection of {@code a}, and flushes. */
     void sendOn(Attempt a) {
         Channel up = a.channel();
-        ForwardedRequest.hostFor(head, a.server, settings);
         if (variables != null) {
             up.write(variables, up.voidPromise()); // held by the encoder until the head
+            up.write(head.headers(a.server), up.voidPromise());
+        } else {
+            // The HTTP encoder writes the head's lines from the client's fields (ForwardedHead): no copy of them.
+            up.write(head.message(a.server), up.voidPromise());
         }
-        up.write(head);
         a.requestSent();
         if (whole) {
             exchange.requestWritten();
         } else if (buffered != null) {
             buffered.writeTo(up, () -> !a.ended(), exchange::requestWritten);
-        } else if (!pending.isEmpty()) {
+        } else if (pending != null && !pending.isEmpty()) {
             for (HttpContent content; (content = pending.poll()) != null; ) {
                 sendBody(up, content);
             }
@@ -197,8 +202,10 @@ final class RequestForwarder {
         if (buffered != null) {
             buffered.release();
         }
-        for (HttpContent c; (c = pending.poll()) != null; ) {
-            c.release();
+        if (pending != null) {
+            for (HttpContent c; (c = pending.poll()) != null; ) {
+                c.release();
+            }
         }
         resumeClient();
     }

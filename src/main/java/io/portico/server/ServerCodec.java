@@ -21,7 +21,9 @@ import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.AsciiString;
 import io.portico.route.ClientPipeline;
+import io.portico.upstream.FieldNames;
 import java.util.ArrayDeque;
 import java.util.List;
 
@@ -156,6 +158,12 @@ final class ServerCodec {
                         LastHttpContent.EMPTY_LAST_CONTENT.trailingHeaders(), false));
                 out.remove(i + 1);
             }
+        }
+
+        /** A common field name is a shared instance (as Netty does for five), not a copy per request. */
+        @Override
+        protected AsciiString splitHeaderName(byte[] line, int start, int length) {
+            return FieldNames.of(line, start, length);
         }
 
         @Override

@@ -1,9 +1,11 @@
 package io.portico.upstream;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -63,8 +65,11 @@ final class UpstreamCodec {
         return decoder.leftover() > 0;
     }
 
+    /** Netty's request encoder, noting each head's method, and letting a {@link HeadLines} head write its fields. */
     static final class Encoder extends HttpRequestEncoder {
         private final ArrayDeque<HttpMethod> methods;
+        /** The head being encoded when it writes its own header lines. */
+        private HeadLines lines;
 
         Encoder(ArrayDeque<HttpMethod> methods) {
             this.methods = methods;
@@ -74,8 +79,24 @@ final class UpstreamCodec {
         protected void encode(ChannelHandlerContext ctx, Object msg, List<Object> out) throws Exception {
             if (msg instanceof HttpRequest request) {
                 methods.add(request.method());
+                lines = msg instanceof HeadLines l ? l : null;
+                try {
+                    super.encode(ctx, msg, out);
+                } finally {
+                    lines = null;
+                }
+                return;
             }
             super.encode(ctx, msg, out);
+        }
+
+        @Override
+        protected void encodeHeaders(HttpHeaders headers, ByteBuf buf) {
+            if (lines != null) {
+                lines.writeHeaderLines(buf);
+            } else {
+                super.encodeHeaders(headers, buf);
+            }
         }
     }
 
@@ -157,7 +178,27 @@ final class UpstreamCodec {
                     throw new MalformedResponseException("more than one Transfer-Encoding field");
                 }
             }
-            return super.splitHeaderName(line, start, length);
+            return FieldNames.of(line, start, length);
+        }
+
+        // The status line's words: shared Strings for the usual ones instead of three copies per response.
+
+        @Override
+        protected String splitFirstWordInitialLine(byte[] line, int start, int length) {
+            String shared = StatusLineWords.version(line, start, length);
+            return shared != null ? shared : super.splitFirstWordInitialLine(line, start, length);
+        }
+
+        @Override
+        protected String splitSecondWordInitialLine(byte[] line, int start, int length) {
+            String shared = StatusLineWords.status(line, start, length);
+            return shared != null ? shared : super.splitSecondWordInitialLine(line, start, length);
+        }
+
+        @Override
+        protected String splitThirdWordInitialLine(byte[] line, int start, int length) {
+            String shared = StatusLineWords.reason(line, start, length);
+            return shared != null ? shared : super.splitThirdWordInitialLine(line, start, length);
         }
 
         /** Case-insensitive comparison with a lower-case name of the same length. */
