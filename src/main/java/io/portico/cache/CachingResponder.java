@@ -29,9 +29,14 @@ final class CachingResponder implements Responder {
     private final CacheZone zone;
     private final ProxyResponder proxy;
     private final LongSupplier nanoTime;
+    /** use-stale's http_NNN conditions by status (100..599), read from the set once rather than per response. */
+    private final boolean[] staleOnStatus = new boolean[600];
 
     CachingResponder(CacheConfig config, CacheZone zone, ProxyResponder proxy, LongSupplier nanoTime) {
         this.config = config;
+        for (int status = 100; status < staleOnStatus.length; status++) {
+            staleOnStatus[status] = config.useStale().contains("http_" + status);
+        }
         this.zone = zone;
         this.proxy = proxy;
         this.nanoTime = nanoTime;
@@ -39,6 +44,11 @@ final class CachingResponder implements Responder {
 
     CacheConfig config() {
         return config;
+    }
+
+    /** Whether use-stale answers an upstream {@code status} with a stale copy ({@code http_NNN}). */
+    boolean staleOn(int status) {
+        return status >= 0 && status < staleOnStatus.length && staleOnStatus[status];
     }
 
     CacheZone zone() {

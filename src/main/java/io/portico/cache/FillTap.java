@@ -66,7 +66,7 @@ final class FillTap implements ResponseTap {
     @Override
     public boolean head(HttpResponse response) {
         status = response.status().code();
-        if (stale != null && cache.config().useStale().contains("http_" + status)) {
+        if (stale != null && cache.staleOn(status)) {
             ended = true;
             answerStale();
             return false;

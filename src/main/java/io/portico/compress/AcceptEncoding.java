@@ -1,7 +1,6 @@
 package io.portico.compress;
 
 import io.portico.config.CompressionConfig.Coding;
-import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
@@ -19,16 +18,12 @@ public final class AcceptEncoding {
     private AcceptEncoding() {}
 
     /** The coding to compress with, or null to send the body as it is. */
-    static Coding choose(String field, List<Coding> offered) {
-        if (field == null || field.isEmpty() || offered.isEmpty()) {
+    static Coding choose(String field, ResponseCompression.Offer offered) {
+        if (field == null || field.isEmpty() || offered.codings().isEmpty()) {
             return null;
         }
-        String[] tokens = new String[offered.size()];
-        for (int i = 0; i < tokens.length; i++) {
-            tokens[i] = offered.get(i).token;
-        }
-        int chosen = choose(field, tokens);
-        return chosen < 0 ? null : offered.get(chosen);
+        int chosen = choose(field, offered.tokens());
+        return chosen < 0 ? null : offered.codings().get(chosen);
     }
 
     /**

@@ -41,7 +41,11 @@ final class CompressionPolicy {
         if (cacheControl != null && cacheControl.toLowerCase(Locale.ROOT).contains("no-transform")) {
             return null;
         }
-        return AcceptEncoding.choose(request.acceptEncoding(), ResponseCompression.offered(config));
+        String accept = request.acceptEncoding();
+        if (accept == null || accept.isEmpty()) {
+            return null; // nothing accepted: no offer to look at
+        }
+        return AcceptEncoding.choose(accept, ResponseCompression.offered(config));
     }
 
     /**

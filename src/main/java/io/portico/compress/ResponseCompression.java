@@ -136,15 +136,37 @@ public final class ResponseCompression {
         }
     }
 
-    /** The codings of {@code config} that load here, in its order. */
-    static List<Coding> offered(CompressionConfig config) {
-        List<Coding> out = new ArrayList<>(config.codings().size());
-        for (Coding c : config.codings()) {
-            if (AVAILABLE[c.ordinal()]) {
-                out.add(c);
-            }
+    /**
+     * The codings of {@code config} that load here, in its order, with their tokens: made once per list of codings
+     * (a handful of orders of three codings exist), not per response.
+     */
+    static Offer offered(CompressionConfig config) {
+        Offer offer = OFFERS.get(config.codings());
+        if (offer == null) {
+            offer = Offer.of(config.codings());
+            OFFERS.putIfAbsent(config.codings(), offer);
         }
-        return out;
+        return offer;
+    }
+
+    private static final java.util.concurrent.ConcurrentMap<List<Coding>, Offer> OFFERS =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Codings on offer and their Accept-Encoding tokens, index for index. Immutable. */
+    record Offer(List<Coding> codings, String[] tokens) {
+        static Offer of(List<Coding> configured) {
+            List<Coding> out = new ArrayList<>(configured.size());
+            for (Coding c : configured) {
+                if (AVAILABLE[c.ordinal()]) {
+                    out.add(c);
+                }
+            }
+            String[] tokens = new String[out.size()];
+            for (int i = 0; i < tokens.length; i++) {
+                tokens[i] = out.get(i).token;
+            }
+            return new Offer(List.copyOf(out), tokens);
+        }
     }
 
     /**

@@ -10,12 +10,13 @@ import java.util.Iterator;
 import java.util.Map;
 
 /**
- * The head (status line and header lines) of the last error response one connection encoded, kept as bytes with
+ * The head (status line and header lines) of the last error (or 200) response one connection encoded, kept as bytes with
  * the header names and values it was encoded from. A client refused again and again gets the same head every
  * time (a rate-limit flood: same status, page, Retry-After and RateLimit fields, and the same Date within a
  * second); comparing the headers with the last ones costs less than encoding them again, and the head is then one
- * copy. Only error responses are kept: they are where a connection repeats itself at a high rate, and a
- * connection that gets none holds nothing.
+ * copy. The encoder keeps one for whole error responses and one for whole 200s (a client polling one file, a
+ * load test, a proxied app's identical answers): that is where a connection repeats itself at a high rate; a
+ * connection that gets neither holds nothing.
  *
  * <p>Equality is exact (the same characters in the same order), so reused bytes are the bytes encoding would give.
  * Used on the connection's event loop only.

@@ -33,7 +33,8 @@ final class RequestContext implements ClientExchange {
     /** When the request began (the duration histogram); the wall clock only for the access log. */
     private final long startNanos;
     private final long startMillis;
-    private final RequestLog log = new RequestLog();
+    /** Made when something writes to it (a proxied request, a rate-limit note): a static hit or a 404 makes none. */
+    private RequestLog log;
     private Route route;
     int status;
     long bytes;
@@ -150,6 +151,9 @@ final class RequestContext implements ClientExchange {
 
     @Override
     public RequestLog log() {
+        if (log == null) {
+            log = new RequestLog();
+        }
         return log;
     }
 

@@ -191,17 +191,32 @@ final class ServerCodec {
     }
 
     /**
-     * Netty's response encoder, with the request method at hand (a response to HEAD has no body) and an error head
-     * that repeats on a connection copied instead of encoded again ({@link RepeatedHead}).
+     * Netty's response encoder, with the request method at hand (a response to HEAD has no body) and a whole
+     * response's head that repeats on a connection (an error's; a 200's, kept apart) copied instead of encoded
+     * again ({@link RepeatedHead}).
      */
     static final class ResponseEncoder extends HttpResponseEncoder {
+        /**
+         * After this many 200s in a row whose head was not the one kept, a connection stops comparing (its
+         * responses carry heads that differ, a proxied app's cookies or ids) and tries again every 64th.
+         */
+        private static final int OK_MISSES = 8;
+
         private final ArrayDeque<HttpMethod> methods;
         /** Made on the first error response: a connection that gets none keeps nothing. */
         private RepeatedHead repeated;
+        /**
+         * The same for whole 200 responses: a keep-alive connection asking for one file again and again (a page's
+         * poller, a load test) gets the same head each time within a second, and a proxied app's whole answers
+         * often do.
+         */
+        private RepeatedHead repeatedOk;
+        private int okMisses;
+        private int okSkipped;
         private HttpMethod current;
         /** A response head went out and its end has not: Netty's encoder, not a kept head, answers what comes. */
         private boolean open;
-        /** Set while an error response is encoded: its head is then kept, from where it is written. */
+        /** Set while a response whose head is kept (an error, a 200) is encoded: from where it is written. */
         private boolean keepHead;
         private ByteBuf headBuf;
         private int headFrom;
@@ -216,8 +231,13 @@ final class ServerCodec {
             if (msg instanceof HttpResponse response && response.status().code() >= 200) {
                 current = methods.poll();
                 if (msg instanceof FullHttpResponse full) {
-                    if (response.status().code() >= 400 && !open) {
+                    int code = response.status().code();
+                    if (code >= 400 && !open) {
                         encodeError(ctx, full, out);
+                        return;
+                    }
+                    if (code == 200 && !open && tryOk()) {
+                        encodeOk(ctx, full, out);
                         return;
                     }
                 } else {
@@ -229,33 +249,64 @@ final class ServerCodec {
             super.encode(ctx, msg, out);
         }
 
+        /** Whether this 200 is compared with the kept one: always, unless the last ones kept missing. */
+        private boolean tryOk() {
+            return okMisses < OK_MISSES || (++okSkipped & 63) == 0;
+        }
+
+        private void encodeOk(ChannelHandlerContext ctx, FullHttpResponse response, List<Object> out)
+                throws Exception {
+            if (repeatedOk == null) {
+                repeatedOk = new RepeatedHead();
+            }
+            if (repeatedOk.matches(response)) {
+                okMisses = 0;
+                writeKept(ctx, repeatedOk, response, out);
+            } else {
+                okMisses = Math.min(okMisses + 1, OK_MISSES);
+                encodeAndKeep(ctx, repeatedOk, response, out);
+            }
+        }
+
         private void encodeError(ChannelHandlerContext ctx, FullHttpResponse response, List<Object> out)
                 throws Exception {
-            if (repeated != null && repeated.matches(response)) {
-                try {
-                    ByteBuf content = response.content();
-                    int n = HttpMethod.HEAD.equals(current) ? 0 : content.readableBytes();
-                    int copied = n <= COPIED_BODY ? n : 0;
-                    ByteBuf buf = ctx.alloc().buffer(repeated.length() + copied);
-                    repeated.writeTo(buf);
-                    buf.writeBytes(content, content.readerIndex(), copied);
-                    out.add(buf);
-                    if (copied < n) {
-                        out.add(content.retain());
-                    }
-                } finally {
-                    response.release();
-                }
-                return;
+            if (repeated == null) {
+                repeated = new RepeatedHead();
             }
+            if (repeated.matches(response)) {
+                writeKept(ctx, repeated, response, out);
+            } else {
+                encodeAndKeep(ctx, repeated, response, out);
+            }
+        }
+
+        /** The kept head's bytes, then the body: copied behind it when small (one buffer, one send), else as is. */
+        private void writeKept(ChannelHandlerContext ctx, RepeatedHead repeated, FullHttpResponse response,
+                List<Object> out) {
+            try {
+                ByteBuf content = response.content();
+                int n = HttpMethod.HEAD.equals(current) ? 0 : content.readableBytes();
+                int copied = n <= COPIED_BODY ? n : 0;
+                ByteBuf buf = ctx.alloc().buffer(repeated.length() + copied);
+                repeated.writeTo(buf);
+                buf.writeBytes(content, content.readerIndex(), copied);
+                out.add(buf);
+                if (copied < n) {
+                    out.add(content.retain());
+                }
+            } finally {
+                response.release();
+            }
+        }
+
+        /** Netty's encoding, keeping the head it wrote for the next response to compare with. */
+        private void encodeAndKeep(ChannelHandlerContext ctx, RepeatedHead repeated, FullHttpResponse response,
+                List<Object> out) throws Exception {
             keepHead = true;
             try {
                 super.encode(ctx, response, out); // releases the response; its headers stay readable
                 if (headBuf != null && headTo <= headBuf.writerIndex() && headBuf.getShort(headTo - 2) == CRLF
                         && !HttpUtil.isTransferEncodingChunked(response)) {
-                    if (repeated == null) {
-                        repeated = new RepeatedHead();
-                    }
                     repeated.remember(response, headBuf, headFrom, headTo);
                 }
             } finally {

@@ -66,6 +66,13 @@ final class FileCache {
     private final long maxFileSize;
     private final FollowSymlinks followSymlinks;
     private final MediaTypes mediaTypes;
+    private final Ticker ticker;
+    /**
+     * How long after a stat a request may use the metadata without asking the cache ({@link HitMemo}): half of
+     * {@code revalidate}, when the cache starts its background refresh, so a memo never serves what the cache would
+     * stat again; 0 (never) when {@code revalidate = 0}.
+     */
+    private final long memoNanos;
     // For the metrics: a request that takes a small file's bytes from memory, or has to read them first.
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
@@ -76,6 +83,8 @@ final class FileCache {
         this.executor = executor;
         this.maxFileSize = config.cacheMaxFileSize();
         this.followSymlinks = config.followSymlinks();
+        this.ticker = ticker;
+        this.memoNanos = config.revalidate().toNanos() / 2;
         Caffeine<Object, Object> metaBuilder = Caffeine.newBuilder()
                 .executor(executor)
                 .ticker(ticker)
@@ -91,7 +100,9 @@ final class FileCache {
         this.meta = metaBuilder.buildAsync(new CacheLoader<Key, FileMeta>() {
             @Override
             public FileMeta load(Key key) {
-                return stat(key);
+                FileMeta loaded = stat(key);
+                loaded.freshness().verified(ticker.read());
+                return loaded;
             }
 
             /**
@@ -101,7 +112,14 @@ final class FileCache {
             @Override
             public FileMeta reload(Key key, FileMeta old) {
                 FileMeta fresh = stat(key);
-                return fresh.sameFileAs(old) ? old : fresh;
+                long now = ticker.read();
+                if (fresh.sameFileAs(old)) {
+                    old.freshness().verified(now);
+                    return old;
+                }
+                old.freshness().retire();
+                fresh.freshness().verified(now);
+                return fresh;
             }
         });
         this.content = Caffeine.newBuilder()
@@ -127,7 +145,16 @@ final class FileCache {
     }
 
     void invalidate(FileMeta file) {
+        file.freshness().retire(); // no request takes it from a memo any more
         meta.synchronous().invalidate(file.key());
+    }
+
+    /**
+     * Whether a request may use {@code file} without asking the cache: it was found true on disk less than half of
+     * {@code revalidate} ago and is still the cache's entry. Past that the cache is asked, which refreshes it.
+     */
+    boolean fresh(FileMeta file) {
+        return memoNanos > 0 && file.freshness().freshAt(ticker.read(), memoNanos);
     }
 
     boolean fitsInMemory(FileMeta file) {
@@ -139,18 +166,27 @@ final class FileCache {
      * successful reads are cached (a failed one is the caller's to retry), so concurrent misses may read twice.
      */
     CompletableFuture<ByteBuf> content(FileMeta file) {
+        ByteBuf cached = cachedContent(file);
+        if (cached != null) {
+            return CompletableFuture.completedFuture(cached);
+        }
+        misses.increment();
+        ContentKey key = new ContentKey(file.real(), file.mtimeMillis(), file.size());
+        return CompletableFuture.supplyAsync(() -> read(file), executor).thenApply(bytes -> {
+            content.put(key, bytes);
+            return bytes;
+        });
+    }
+
+    /** The bytes of a small file when they are in memory (as {@link #content}), else null: nothing is read. */
+    ByteBuf cachedContent(FileMeta file) {
         ContentKey key = new ContentKey(file.real(), file.mtimeMillis(), file.size());
         ByteBuf cached = content.getIfPresent(key);
         if (cached != null) {
             hits.increment();
             hitBytes.add(key.size());
-            return CompletableFuture.completedFuture(cached);
         }
-        misses.increment();
-        return CompletableFuture.supplyAsync(() -> read(file), executor).thenApply(bytes -> {
-            content.put(key, bytes);
-            return bytes;
-        });
+        return cached;
     }
 
     /**

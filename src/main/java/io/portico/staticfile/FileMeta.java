@@ -15,6 +15,8 @@ import java.util.Objects;
  * @param path the lexical path under the location directory; {@code real}: the symlink-free path to open
  * @param variants of a file: its precompressed siblings by {@link ContentCoding} ordinal (null where absent), or
  *     null when it has none, stat'ed with it so that a hit needs a single lookup
+ * @param freshness when the cache last found this metadata true on disk, and whether it was dropped since: what
+ *     lets a request skip the cache lookup ({@link HitMemo}) only while the cache itself would not stat again
  */
 record FileMeta(
         Kind kind,
@@ -27,7 +29,38 @@ record FileMeta(
         String lastModified,
         String contentType,
         FileMeta[] variants,
-        HeaderValues values) {
+        HeaderValues values,
+        Freshness freshness) {
+
+    /**
+     * Stamped by the cache with its ticker when a stat finds the file (a refresh that finds it unchanged stamps the
+     * entry it keeps), retired when the entry is replaced or invalidated. Written on a cache thread, read on the
+     * event loops: volatile.
+     */
+    static final class Freshness {
+        private volatile long verifiedNanos;
+        private volatile boolean stamped;
+        private volatile boolean retired;
+
+        void verified(long nanos) {
+            verifiedNanos = nanos;
+            stamped = true;
+        }
+
+        void retire() {
+            retired = true;
+        }
+
+        /** Verified less than {@code within} nanoseconds before {@code now}, and still the cache's entry. */
+        boolean freshAt(long now, long within) {
+            return stamped && !retired && now - verifiedNanos < within;
+        }
+
+        @Override
+        public String toString() {
+            return retired ? "retired" : stamped ? "verified@" + verifiedNanos : "unstamped";
+        }
+    }
 
     /**
      * The header values of a file as the encoder wants them: ASCII bytes made once per cache load, so a cached hit
@@ -48,11 +81,11 @@ record FileMeta(
     }
 
     static FileMeta missing(FileCache.Key key, Path path) {
-        return new FileMeta(Kind.MISSING, key, path, null, 0, 0, null, null, null, null, null);
+        return new FileMeta(Kind.MISSING, key, path, null, 0, 0, null, null, null, null, null, new Freshness());
     }
 
     static FileMeta directory(FileCache.Key key, Path path, Path real) {
-        return new FileMeta(Kind.DIRECTORY, key, path, real, 0, 0, null, null, null, null, null);
+        return new FileMeta(Kind.DIRECTORY, key, path, real, 0, 0, null, null, null, null, null, new Freshness());
     }
 
     /** A regular file; the ETag is nginx's: hex mtime seconds, dash, hex size. */
@@ -62,7 +95,7 @@ record FileMeta(
         String etag = "\"" + Long.toHexString(seconds) + "-" + Long.toHexString(size) + "\"";
         String lastModified = DateFormatter.format(new Date(seconds * 1000));
         return new FileMeta(Kind.FILE, key, path, real, size, mtimeMillis, etag, lastModified, contentType, variants,
-                HeaderValues.of(size, contentType, lastModified, etag));
+                HeaderValues.of(size, contentType, lastModified, etag), new Freshness());
     }
 
     /**
@@ -73,7 +106,7 @@ record FileMeta(
     FileMeta asVariant(ContentCoding coding) {
         String tagged = etag.substring(0, etag.length() - 1) + "-" + coding.token + "\"";
         return new FileMeta(kind, key, path, real, size, mtimeMillis, tagged, lastModified, contentType, null,
-                HeaderValues.of(size, contentType, lastModified, tagged));
+                HeaderValues.of(size, contentType, lastModified, tagged), new Freshness());
     }
 
     /**

@@ -84,14 +84,15 @@ final class FileSender {
         } else if (cache.fitsInMemory(file) && !partial && compressed(exchange, representation, status, length)) {
             return; // a compressed variant from the cache is on its way
         } else if (cache.fitsInMemory(file)) {
-            exchange.await(cache.content(file), bytes -> {
-                // a duplicate or slice of the unreleasable cached buffer: own indices, nothing to release
-                ByteBuf body = partial ? bytes.slice((int) start, (int) length) : bytes.duplicate();
-                HttpResponse response = full(status, body);
-                entityHeaders(response.headers(), representation, start, length, partial);
-                exchange.answering();
-                channel.writeAndFlush(response, channel.voidPromise());
-            }, failure -> exchange.retry(representation, failure), bytes -> {});
+            ByteBuf cached = cache.cachedContent(file);
+            if (cached != null) {
+                // the common case, answered here: no future and no callbacks to build for bytes already in memory
+                sendBytes(exchange, representation, cached, status, start, length, partial);
+                return;
+            }
+            exchange.await(cache.content(file),
+                    bytes -> sendBytes(exchange, representation, bytes, status, start, length, partial),
+                    failure -> exchange.retry(representation, failure), bytes -> {});
         } else {
             exchange.await(cache.open(file), fileChannel -> {
                 HttpResponse response;
@@ -112,6 +113,17 @@ final class FileSender {
                 }
             }, failure -> exchange.retry(representation, failure), FileSender::close);
         }
+    }
+
+    /** A small file's response from its cached bytes: a duplicate or slice, own indices, nothing to release. */
+    private void sendBytes(StaticExchange exchange, Representation representation, ByteBuf bytes,
+            HttpResponseStatus status, long start, long length, boolean partial) {
+        ByteBuf body = partial ? bytes.slice((int) start, (int) length) : bytes.duplicate();
+        HttpResponse response = full(status, body);
+        entityHeaders(response.headers(), representation, start, length, partial);
+        exchange.answering();
+        Channel channel = exchange.client().channel();
+        channel.writeAndFlush(response, channel.voidPromise());
     }
 
     /**

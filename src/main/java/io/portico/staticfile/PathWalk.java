@@ -31,7 +31,15 @@ final class PathWalk {
     }
 
     void start() {
-        Resolution resolution = resolver.resolve(exchange.client().path());
+        String requestPath = exchange.client().path();
+        if (requestPath != null && readOnly()) {
+            FileMeta known = location.memo().get(requestPath);
+            if (known != null) {
+                serve(known); // where this walk went last time, and nothing it found has changed
+                return;
+            }
+        }
+        Resolution resolution = resolver.resolve(requestPath);
         if (resolution instanceof Resolution.Rejected rejected) {
             if (rejected.status().code() == 404 && location.tryFiles().hasNamedFallback()) {
                 fallback(); // not a file we may serve: still the app's to answer
@@ -70,6 +78,10 @@ final class PathWalk {
         boolean directoryOk = candidate.mode() != Mode.FILE;
         meta(path, meta -> {
             if (meta.isFile() && fileOk) {
+                if (index == 0 && readOnly()) {
+                    // the walk's first lookup found the file: the same path always ends here while it stays so
+                    location.memo().put(exchange.client().path(), meta);
+                }
                 serve(meta);
             } else if (meta.isDirectory() && directoryOk) {
                 directory(meta, expanded, index);

@@ -18,6 +18,7 @@ final class StaticResponder implements Responder {
     private final MediaTypes mediaTypes;
     private final FileSender sender;
     private final Function<String, Responder> namedUpstreams;
+    private final HitMemo memo;
 
     StaticResponder(
             LocationConfig location,
@@ -35,6 +36,7 @@ final class StaticResponder implements Responder {
         this.mediaTypes = mediaTypes;
         this.sender = new FileSender(cache, caching);
         this.namedUpstreams = namedUpstreams;
+        this.memo = new HitMemo(cache);
     }
 
     @Override
@@ -70,6 +72,10 @@ final class StaticResponder implements Responder {
 
     MediaTypes mediaTypes() {
         return mediaTypes;
+    }
+
+    HitMemo memo() {
+        return memo;
     }
 
     FileSender sender() {

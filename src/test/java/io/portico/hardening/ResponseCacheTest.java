@@ -463,6 +463,20 @@ class ResponseCacheTest {
     }
 
     @Test
+    void aStatusUseStaleDoesNotListGoesToTheClientThoughAStaleCopyIsAtHand() throws Exception {
+        start("valid = { 200 = 300ms }, use-stale = [http_500]");
+        upstream.behave(answer("", "good"));
+        get("/s");
+        outlive(Duration.ofMillis(300));
+        upstream.behave((c, r) -> c.write("HTTP/1.1 503 Busy\r\nContent-Length: 4\r\n\r\nbusy"));
+        Response on503 = get("/s");
+        assertThat(on503.status()).isEqualTo(503);
+        assertThat(on503.text()).isEqualTo("busy");
+        upstream.behave((c, r) -> c.write("HTTP/1.1 500 Oops\r\nContent-Length: 4\r\n\r\nbad!"));
+        assertThat(get("/s").header("x-cache")).isEqualTo("STALE");
+    }
+
+    @Test
     void aStaleEntryStandsInForATimeout() throws Exception {
         start("valid = { 200 = 300ms }, use-stale = [timeout]", "read-timeout = 300ms", "");
         upstream.behave(answer("", "good"));

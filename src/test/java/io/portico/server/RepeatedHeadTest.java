@@ -146,6 +146,17 @@ class RepeatedHeadTest {
                     "date", "Mon, 30 Nov 2026 16:00:00 GMT")));
             steps.add(new Step(method, () -> full(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, "ok",
                     "date", "Mon, 30 Nov 2026 16:00:00 GMT")));
+            // 200s keep their own head: a file polled again and again, then one changed, a bigger one, a 1.0 one
+            steps.add(new Step(method, () -> full(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, "file",
+                    "etag", "\"1-4\"", "date", "Mon, 30 Nov 2026 16:00:00 GMT")));
+            steps.add(new Step(method, () -> full(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, "fil2",
+                    "etag", "\"2-4\"", "date", "Mon, 30 Nov 2026 16:00:00 GMT")));
+            steps.add(new Step(method, () -> full(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, big,
+                    "etag", "\"1-4\"", "date", "Mon, 30 Nov 2026 16:00:00 GMT")));
+            steps.add(new Step(method, () -> full(HttpVersion.HTTP_1_0, HttpResponseStatus.OK, "file",
+                    "etag", "\"1-4\"", "date", "Mon, 30 Nov 2026 16:00:00 GMT")));
+            steps.add(new Step(method, () -> full(HttpVersion.HTTP_1_1, new HttpResponseStatus(200, "Fine"), "file",
+                    "etag", "\"1-4\"", "date", "Mon, 30 Nov 2026 16:00:00 GMT")));
             steps.add(new Step(method, () -> streamed(HttpResponseStatus.SERVICE_UNAVAILABLE, "streamed")));
             steps.add(new Step(method, () -> streamed(HttpResponseStatus.OK, "streamed")));
         }
@@ -171,6 +182,42 @@ class RepeatedHeadTest {
             netty.finishAndReleaseAll();
         }
         assertThat(repeats).isGreaterThan(1500);
+    }
+
+    /** The second identical 200 of a connection leaves as one buffer, head and small body together. */
+    @Test
+    void aRepeated200IsOneCopiedBuffer() {
+        EmbeddedChannel portico = new EmbeddedChannel();
+        ServerCodec.addTo(portico.pipeline(), 4096, 8192);
+        String body = "b".repeat(1024);
+        try {
+            List<Integer> buffers = new ArrayList<>();
+            List<String> sent = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                portico.writeInbound(Unpooled.copiedBuffer("GET /f HTTP/1.1\r\nHost: x\r\n\r\n", StandardCharsets.US_ASCII));
+                Object in;
+                while ((in = portico.readInbound()) != null) {
+                    ReferenceCountUtil.release(in);
+                }
+                for (Object part : full(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, body, "etag", "\"1-400\"")) {
+                    portico.writeOutbound(part);
+                }
+                StringBuilder text = new StringBuilder();
+                int n = 0;
+                Object out;
+                while ((out = portico.readOutbound()) != null) {
+                    n++;
+                    text.append(((ByteBuf) out).toString(StandardCharsets.US_ASCII));
+                    ((ByteBuf) out).release();
+                }
+                buffers.add(n);
+                sent.add(text.toString());
+            }
+            assertThat(buffers).containsExactly(2, 1, 1); // Netty's head and body, then the kept head with the body
+            assertThat(sent.get(1)).isEqualTo(sent.get(0)).isEqualTo(sent.get(2));
+        } finally {
+            portico.finishAndReleaseAll();
+        }
     }
 
     /** Sends the request in, takes it out, writes the response parts and returns the bytes that left. */

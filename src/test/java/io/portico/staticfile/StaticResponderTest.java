@@ -93,6 +93,28 @@ class StaticResponderTest {
         assertThat(r.text()).startsWith("Hello");
     }
 
+    /** A path served before (and so remembered by the loop) still follows the file's changes as the cache sees them. */
+    @Test
+    void aRememberedPathIsServedAnewOnceTheCacheHasSeenTheFileChange() throws IOException {
+        assertThat(harness.get(responder, "/hello.txt").text()).isEqualTo("Hello, static world!\n");
+        assertThat(harness.get(responder, "/hello.txt").text()).isEqualTo("Hello, static world!\n");
+        write("hello.txt", "changed");
+        harness.nanos.addAndGet(Duration.ofMillis(600).toNanos()); // past half of revalidate (1 s)
+        harness.get(responder, "/hello.txt"); // from the cache, while its refresh stats the file
+        Harness.Response r = harness.get(responder, "/hello.txt");
+        assertThat(r.text()).isEqualTo("changed");
+        assertThat(r.headers().getInt("Content-Length")).isEqualTo(7);
+    }
+
+    @Test
+    void aRememberedPathStillRefusesMethodsOtherThanGetAndHead() {
+        assertThat(harness.get(responder, "/hello.txt").status()).isEqualTo(200);
+        assertThat(harness.get(responder, HttpMethod.POST, "/hello.txt").status()).isEqualTo(405);
+        assertThat(harness.get(responder, HttpMethod.HEAD, "/hello.txt").body()).isEmpty();
+        assertThat(harness.get(responder, "/hello.txt", "If-None-Match",
+                harness.get(responder, "/hello.txt").headers().get("ETag")).status()).isEqualTo(304);
+    }
+
     @Test
     void aMissGoesOffTheLoopAndComesBack() {
         harness.open(responder, HttpMethod.GET, "/hello.txt", false);
