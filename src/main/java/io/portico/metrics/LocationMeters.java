@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.LongAdder;
  * is seen and kept in a small hash table of the pairs seen ({@link Answered}): the label lookup (which allocates)
  * happens once per pair, not per request. The table holds only the pairs a location has answered (a few), not a
  * slot for every pair it could: a 4,000-slot array per location (16 KiB) made 10,000 locations hold 160 MiB, which
- * left a 256 MiB heap's young generation a third of its size and every request paying for the extra collections
+ * left a 256 MiB heap's young generation a fifth of its size and every request paying for the extra collections
  * (issue 23, item 5). Thread-safe: the table is copied on a miss and published whole; two loops missing one pair
  * get the same child from the family.
  */
