@@ -19,11 +19,26 @@ class HeapAdviceTest {
                 + "limits.max-connections = 10000"));
         assertThat(advice.zonesBytes()).isEqualTo(115_000_000L);
         assertThat(advice.connectionsBytes()).isEqualTo(10_000L * 3 * 1024);
-        assertThat(advice.totalBytes()).isEqualTo((64L << 20) + 115_000_000L + 30_720_000L);
+        assertThat(advice.locationsBytes()).isLessThan(1L << 20);
+        assertThat(advice.totalBytes()).isEqualTo((64L << 20) + advice.locationsBytes() + 115_000_000L + 30_720_000L);
         assertThat(advice).hasToString("about 203 MiB at the configured limits (64 MiB for Portico, 110 MiB for the"
                 + " rate-limit zones full, 30 MiB for limits.max-connections open)");
         assertThat(advice.fits(256L << 20)).isTrue();
         assertThat(advice.fits(128L << 20)).isFalse();
+    }
+
+    @Test
+    void countsTheLocationsOfEveryHostOnceTheyNeedAMebibyte() {
+        StringBuilder locations = new StringBuilder("locations = [\n");
+        for (int i = 0; i < 2000; i++) {
+            locations.append("{ path = \"/p").append(i).append("/\", return = { status = 200 } }\n");
+        }
+        locations.append("]\nhosts = [ { names = [a.example], locations = [ { path = \"/\", return = { status = 200 } }")
+                .append(" ] } ]\nlimits.max-connections = 0");
+        HeapAdvice advice = HeapAdvice.of(config(locations.toString()));
+        assertThat(advice.locationsBytes()).isEqualTo(2001L * 4 * 1024);
+        assertThat(advice).hasToString("about 72 MiB at the configured limits (64 MiB for Portico, 8 MiB for the"
+                + " locations, 0 MiB for the rate-limit zones full, 0 MiB for limits.max-connections open)");
     }
 
     @Test
