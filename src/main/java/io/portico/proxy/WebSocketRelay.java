@@ -15,6 +15,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.portico.route.ClientPipeline;
+import io.portico.route.ReadGate;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  * and an empty last content go through them first (so the access log records the request and the server sees the
  * exchange complete), then they are removed. The keep-alive handler must leave a 101's {@code Connection: upgrade}
  * alone (it treats 1xx as interim). Relaying starts one task later, after anything the keep-alive handler queued on the
- * loop when the response ended (it re-enables auto-read).
+ * loop when the response ended; from then the client channel reads only on demand ({@link ReadGate#onDemandOnly}), so
+ * a release by a stage that is gone cannot switch auto-read back on.
  */
 final class WebSocketRelay {
     private final Channel client;
@@ -80,11 +82,20 @@ final class WebSocketRelay {
             closeBoth(); // one side left before the relay's handlers could hear of it
             return;
         }
-        client.config().setAutoRead(false);
+        ReadGate.of(client).onDemandOnly();
         upstream.config().setAutoRead(false);
-        client.read();
-        upstream.read();
+        read(client);
+        read(upstream);
         scheduleIdleCheck(idleNanos);
+    }
+
+    /** One read from {@code side}: the client's through its read gate, the upstream's directly (its own channel). */
+    private void read(Channel side) {
+        if (side == client) {
+            ReadGate.of(client).demand();
+        } else {
+            side.read();
+        }
     }
 
     private void scheduleIdleCheck(long delay) {
@@ -130,7 +141,7 @@ final class WebSocketRelay {
         public void channelReadComplete(ChannelHandlerContext ctx) {
             peer.flush();
             if (peer.isWritable()) {
-                ctx.channel().read();
+                read(ctx.channel());
             }
         }
 
@@ -138,7 +149,7 @@ final class WebSocketRelay {
         public void channelWritabilityChanged(ChannelHandlerContext ctx) {
             // This side drained: its peer, which writes into it, may read again.
             if (ctx.channel().isWritable()) {
-                peer.read();
+                read(peer);
             }
         }
 

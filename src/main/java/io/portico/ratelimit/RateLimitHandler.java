@@ -13,6 +13,7 @@ import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.portico.route.ClientExchange;
+import io.portico.route.ReadGate;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +41,6 @@ final class RateLimitHandler extends ChannelDuplexHandler {
     /** The request waiting for its delay or its shared zone's verdict; null when none is. */
     private Held held;
     private ScheduledFuture<?> timer;
-    private Boolean autoReadBeforeHold;
     /** The body of a rejected request is dropped up to its LastHttpContent. */
     private boolean draining;
     private final List<LocationLimits.Lease> leases = new ArrayList<>(1);
@@ -237,21 +237,17 @@ final class RateLimitHandler extends ChannelDuplexHandler {
             HttpRequest request) {
         held = new Held(new ArrayDeque<>(4), client, location);
         held.messages.add(request);
-        if (autoReadBeforeHold == null) {
-            autoReadBeforeHold = ctx.channel().config().isAutoRead();
-        }
-        ctx.channel().config().setAutoRead(false);
+        ReadGate.of(ctx.channel()).hold(ReadGate.Reason.RATE_LIMIT);
         return held;
     }
 
-    /** After the held request went on: what arrived behind it, then reads as they were (unless held again). */
+    /** After the held request went on: what arrived behind it, then this stage's hold on reads goes (unless held again). */
     private void resume(ChannelHandlerContext ctx, ArrayDeque<Object> messages) {
         for (Object msg = messages.poll(); msg != null; msg = messages.poll()) {
             channelRead(ctx, msg);
         }
-        if (held == null && autoReadBeforeHold != null) {
-            ctx.channel().config().setAutoRead(autoReadBeforeHold);
-            autoReadBeforeHold = null;
+        if (held == null) {
+            ReadGate.of(ctx.channel()).release(ReadGate.Reason.RATE_LIMIT);
         }
     }
 

@@ -9,6 +9,7 @@ import io.netty.channel.FileRegion;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.portico.metrics.LocationMeters;
+import io.portico.route.ReadGate;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -250,7 +251,7 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
             schedule(left);
             return;
         }
-        boolean paused = phase == Phase.BODY && !ctx.channel().config().isAutoRead();
+        boolean paused = phase == Phase.BODY && ReadGate.of(ctx.channel()).isHeld();
         if (paused || (phase == Phase.BODY && bodyPausedAtLastFire)) {
             // Portico is not reading the body (a rate-limit delay, a slow upstream pausing a streamed body), or
             // was not when the timer last fired: the client cannot be late for a read nobody makes, and gets a
@@ -279,7 +280,7 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
             bodyRate.stop();
         }
         // Below the codec: the answer goes out pre-encoded, then the connection closes.
-        ctx.channel().config().setAutoRead(false);
+        ReadGate.of(ctx.channel()).hold(ReadGate.Reason.CLOSING);
         ctx.writeAndFlush(ErrorPages.raw(HttpResponseStatus.REQUEST_TIMEOUT))
                 .addListener(ChannelFutureListener.CLOSE);
     }

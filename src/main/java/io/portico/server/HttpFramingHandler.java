@@ -19,6 +19,7 @@ import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.portico.metrics.LocationMeters;
+import io.portico.route.ReadGate;
 import java.util.Iterator;
 import java.util.Map;
 
@@ -69,7 +70,7 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
                 } else if (msg instanceof HttpRequest && outstanding > 0) {
                     // A bad request pipelined behind good ones: answering now would put its error ahead of their
                     // responses (the client would take it for the first one's) and lose them when we close.
-                    ctx.channel().config().setAutoRead(false);
+                    ReadGate.of(ctx.channel()).hold(ReadGate.Reason.CLOSING);
                     deferred = status;
                 } else {
                     reject(ctx, status);
@@ -206,7 +207,7 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
 
     private static void reject(ChannelHandlerContext ctx, HttpResponseStatus status) {
         // Answer below routing, then close: the client reads its error, and nothing after it is parsed.
-        ctx.channel().config().setAutoRead(false);
+        ReadGate.of(ctx.channel()).hold(ReadGate.Reason.CLOSING);
         FullHttpResponse response = ErrorPages.buildBelowKeepAlive(status);
         if (status.equals(HttpResponseStatus.METHOD_NOT_ALLOWED)) {
             response.headers().add(HttpHeaderNames.ALLOW, KeepAliveHandler.ALLOW);

@@ -20,6 +20,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
+import io.portico.route.ReadGate;
 import java.util.ArrayDeque;
 
 /**
@@ -43,6 +44,7 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
     private final ServerState state;
     private final ArrayDeque<Object> waiting = new ArrayDeque<>();
     private ClientTimeoutHandler timeouts;
+    private ReadGate gate;
     private int requests;
     private boolean inFlight;
     private boolean keepAlive;
@@ -65,6 +67,7 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
+        gate = ReadGate.of(ctx.channel());
         timeouts = ctx.pipeline().get(ClientTimeoutHandler.class);
     }
 
@@ -77,7 +80,7 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
         if ((inFlight && msg instanceof HttpRequest) || !waiting.isEmpty()) {
             // A pipelined request: hold it (and stop reading more) until the current response is done.
             waiting.add(msg);
-            ctx.channel().config().setAutoRead(false);
+            gate.hold(ReadGate.Reason.PIPELINED);
             return;
         }
         deliver(ctx, msg);
@@ -148,7 +151,7 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
                 // Nothing after this request is read or delivered: the response said close (a 417, or a refusal
                 // whose body was not read), so a pipelined request behind it must not reach a location.
                 closing = true;
-                ctx.channel().config().setAutoRead(false);
+                gate.hold(ReadGate.Reason.CLOSING);
                 ctx.write(msg, promise.unvoid()).addListener(ChannelFutureListener.CLOSE);
                 releaseWaiting();
                 return;
@@ -204,8 +207,7 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
         }
         // Not after the client's FIN: there is nothing more to read, and epoll refuses to arm reads on it.
         if (waiting.isEmpty() && ctx.channel().isActive() && !inputShut) {
-            ctx.channel().config().setAutoRead(true);
-            ctx.read();
+            gate.release(ReadGate.Reason.PIPELINED); // reads resume unless another stage holds them too
         }
     }
 

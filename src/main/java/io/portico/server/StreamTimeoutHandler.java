@@ -13,6 +13,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.portico.route.ReadGate;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -90,7 +91,7 @@ final class StreamTimeoutHandler extends ChannelDuplexHandler {
             return;
         }
         long left = lastRead + bodyNanos - System.nanoTime();
-        if (!ctx.channel().config().isAutoRead()) {
+        if (ReadGate.of(ctx.channel()).isHeld()) {
             // Portico is not reading the body (a slow upstream, a rate-limit delay): the client cannot be late
             // for a read nobody makes, so it gets a whole timeout from when reads resume (ClientTimeoutHandler's
             // rule). While reads are off the client has no window to send with anyway.
@@ -112,7 +113,7 @@ final class StreamTimeoutHandler extends ChannelDuplexHandler {
             return;
         }
         responseStarted = true;
-        ctx.channel().config().setAutoRead(false);
+        ReadGate.of(ctx.channel()).hold(ReadGate.Reason.CLOSING);
         // Closing the stream's channel after the response resets the stream (CANCEL), telling the client to stop
         // sending the rest of the body (RFC 9113 8.1).
         FullHttpResponse response = ErrorPages.build(HttpResponseStatus.REQUEST_TIMEOUT, null, null, false);
