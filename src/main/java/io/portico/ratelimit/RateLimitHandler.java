@@ -1,6 +1,7 @@
 package io.portico.ratelimit;
 
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -13,6 +14,8 @@ import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.portico.route.ClientExchange;
+import io.portico.route.ExchangeEvents;
+import io.portico.route.ExchangeObserver;
 import io.portico.route.ReadGate;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -25,10 +28,10 @@ import java.util.function.Function;
  * Applies a location's rate-limit and limit-conn zones to each request of one client channel: forwards it,
  * holds it (head and body) on the event loop's timer while it is delayed, or answers the zone's status and
  * drains its body. A location with a shared zone holds the request the same way while the zone's store decides.
- * The end of an exchange (a {@code LastHttpContent} written, or the channel closing) gives back its limit-conn
+ * The end of an exchange (its response ended, {@link ExchangeEvents}, or the channel closing) gives back its limit-conn
  * slots. One instance per channel; every method runs on the channel's event loop.
  */
-final class RateLimitHandler extends ChannelDuplexHandler {
+final class RateLimitHandler extends ChannelDuplexHandler implements ExchangeObserver {
     private static final SlotMemo[] NO_MEMOS = {};
     private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("X-Forwarded-For");
 
@@ -257,10 +260,17 @@ final class RateLimitHandler extends ChannelDuplexHandler {
             response.headers().add(passHeaders);
             passHeaders = null;
         }
-        if (msg instanceof LastHttpContent && !informational(msg)) { // also a FullHttpResponse
-            endExchange();
-        }
         ctx.write(msg, promise);
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        ExchangeEvents.of(ctx.channel()).observe(this);
+    }
+
+    @Override
+    public void responseEnded(ChannelFuture written, boolean keepAlive) {
+        endExchange();
     }
 
     /** A {@code 100 Continue} is a full response that does not end the exchange. */

@@ -2,8 +2,8 @@ package io.portico.server;
 
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelPromise;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -19,6 +19,8 @@ import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.portico.metrics.LocationMeters;
+import io.portico.route.ExchangeEvents;
+import io.portico.route.ExchangeObserver;
 import io.portico.route.ReadGate;
 import java.util.Iterator;
 import java.util.Map;
@@ -30,7 +32,7 @@ import java.util.Map;
  * breaks after the response has begun (a location that answers without reading the body) closes the
  * connection without a second response.
  */
-final class HttpFramingHandler extends ChannelDuplexHandler {
+final class HttpFramingHandler extends ChannelInboundHandlerAdapter implements ExchangeObserver {
     private final int maxHeaderCount;
     private final long maxBodySize;
     /** Where a request refused here is counted (location ""): no later stage ever sees it. */
@@ -47,6 +49,14 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
         this.maxHeaderCount = maxHeaderCount;
         this.maxBodySize = maxBodySize;
         this.refused = refused;
+    }
+
+    private ChannelHandlerContext ctx;
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        ExchangeEvents.of(ctx.channel()).observe(this);
     }
 
     @Override
@@ -86,12 +96,13 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
     }
 
     @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof HttpResponse && !HttpMessages.isInterim(msg)) {
-            responding = true;
-        }
-        ctx.write(msg, promise);
-        if (HttpMessages.endsResponse(msg) && outstanding > 0 && --outstanding == 0 && deferred != null) {
+    public void responseStarted(HttpResponse head) {
+        responding = true;
+    }
+
+    @Override
+    public void responseEnded(ChannelFuture written, boolean keepAlive) {
+        if (outstanding > 0 && --outstanding == 0 && deferred != null) {
             HttpResponseStatus status = deferred;
             deferred = null;
             reject(ctx, status);
