@@ -184,8 +184,10 @@ final class RateLimitHandler extends ChannelDuplexHandler implements ExchangeObs
 
     private void reject(ClientExchange client, HttpRequest request, HttpResponseStatus status, HttpHeaders headers) {
         passHeaders = null;
+        // what arrives later of its body the exchange's owner releases (ClientExchange.refuse); what this stage
+        // holds already (a delayed or shared-zone request's parts) it drops itself
         draining = !(request instanceof LastHttpContent);
-        client.sendError(status, headers, false);
+        client.refuse(status, headers, false);
         ReferenceCountUtil.release(request);
     }
 

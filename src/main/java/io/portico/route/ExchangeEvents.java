@@ -23,8 +23,11 @@ public final class ExchangeEvents {
     private static final AttributeKey<ExchangeEvents> KEY = AttributeKey.valueOf(ExchangeEvents.class, "exchangeEvents");
     private static final ExchangeObserver[] NONE = {};
 
+    private static final Runnable NOTHING = () -> {};
+
     private ExchangeObserver[] observers = NONE;
     private boolean writtenWanted;
+    private Runnable dropRestOfRequest = NOTHING;
 
     private ExchangeEvents() {}
 
@@ -48,6 +51,19 @@ public final class ExchangeEvents {
         observers = Arrays.copyOf(observers, observers.length + 1);
         observers[observers.length - 1] = observer;
         writtenWanted |= wantsWritten;
+    }
+
+    /** The owner's: how it drops the rest of the current request when a stage refuses it. */
+    public void ownerDrops(Runnable dropRestOfRequest) {
+        this.dropRestOfRequest = dropRestOfRequest;
+    }
+
+    /**
+     * The current request was refused ({@link ClientExchange#refuse}): the owner releases the rest of its body as it
+     * arrives instead of passing it on. Nothing without an owner (a stage tested alone).
+     */
+    public void dropRestOfRequest() {
+        dropRestOfRequest.run();
     }
 
     /** Some observer wants the future of a response's last write: the owner then writes it with a real promise. */

@@ -93,7 +93,7 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter implements Exch
             // framing stage refuses the largest (the connection closes after the 413; the body is released as it
             // arrives).
             exchange = null;
-            request.sendError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, null, true);
+            request.refuse(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, null, true);
             return;
         }
         boolean expectsContinue = HttpUtil.is100ContinueExpected(head);
@@ -107,7 +107,7 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter implements Exch
                 // An expectation we cannot meet; the connection closes after the 417 and nothing the client sent
                 // after this head (its body, a pipelined request) is read (KeepAliveHandler).
                 exchange = null;
-                request.sendError(HttpResponseStatus.EXPECTATION_FAILED, null, true);
+                request.refuse(HttpResponseStatus.EXPECTATION_FAILED, null, true);
                 return;
             }
         }
@@ -141,7 +141,7 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter implements Exch
                 e.onClientClosed();
             }
             if (request != null && !request.responseStarted) {
-                request.sendError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, null, true);
+                request.refuse(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, null, true);
             } else {
                 ctx.close();
             }

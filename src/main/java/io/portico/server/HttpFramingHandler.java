@@ -1,13 +1,11 @@
 package io.portico.server;
 
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
@@ -218,11 +216,6 @@ final class HttpFramingHandler extends ChannelInboundHandlerAdapter implements E
 
     private static void reject(ChannelHandlerContext ctx, HttpResponseStatus status) {
         // Answer below routing, then close: the client reads its error, and nothing after it is parsed.
-        ReadGate.of(ctx.channel()).hold(ReadGate.Reason.CLOSING);
-        FullHttpResponse response = ErrorPages.buildBelowKeepAlive(status);
-        if (status.equals(HttpResponseStatus.METHOD_NOT_ALLOWED)) {
-            response.headers().add(HttpHeaderNames.ALLOW, KeepAliveHandler.ALLOW);
-        }
-        ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+        Refusal.refuseAndClose(ctx, status);
     }
 }

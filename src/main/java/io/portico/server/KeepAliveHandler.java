@@ -60,7 +60,7 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
     private boolean inputShut;
     /** The current request's body has not ended yet. */
     private boolean bodyOpen;
-    /** The body of a request answered here ({@code OPTIONS *}) is dropped. */
+    /** The body of a request answered here ({@code OPTIONS *}) or refused above ({@link Refusal}) is dropped. */
     private boolean swallowing;
     /** The current request asked for {@code 100 Continue} and has not had it: its body may never be sent. */
     private boolean awaitingContinue;
@@ -74,6 +74,7 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
     public void handlerAdded(ChannelHandlerContext ctx) {
         gate = ReadGate.of(ctx.channel());
         events = ExchangeEvents.of(ctx.channel());
+        events.ownerDrops(() -> swallowing = bodyOpen); // a refused request's body is released here as it comes
     }
 
     @Override

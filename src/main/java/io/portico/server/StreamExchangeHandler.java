@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.util.AsciiString;
+import io.netty.util.ReferenceCountUtil;
 import io.portico.route.ExchangeEvents;
 
 /**
@@ -25,10 +26,15 @@ import io.portico.route.ExchangeEvents;
 final class StreamExchangeHandler extends ChannelDuplexHandler {
     private static final AsciiString SERVER = AsciiString.cached("portico");
     private ExchangeEvents events;
+    /** The request's body has not ended. */
+    private boolean bodyOpen;
+    /** The request was refused ({@link Refusal}): the rest of its body is released here. */
+    private boolean dropping;
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         events = ExchangeEvents.of(ctx.channel());
+        events.ownerDrops(() -> dropping = bodyOpen);
     }
 
     @Override
@@ -39,12 +45,19 @@ final class StreamExchangeHandler extends ChannelDuplexHandler {
                 h.remove(name.text());
             }
             boolean whole = msg instanceof LastHttpContent; // HEADERS with END_STREAM
+            bodyOpen = !whole;
             events.fireRequestStarted(request, !whole);
             if (whole) {
                 events.fireRequestEnded();
             }
         } else if (msg instanceof LastHttpContent) {
+            bodyOpen = false;
             events.fireRequestEnded();
+        }
+        if (dropping && !(msg instanceof HttpRequest)) {
+            dropping = bodyOpen;
+            ReferenceCountUtil.release(msg);
+            return;
         }
         ctx.fireChannelRead(msg);
     }
