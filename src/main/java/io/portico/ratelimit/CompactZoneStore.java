@@ -25,7 +25,7 @@ import java.util.function.Function;
  * <p>Memory: Caffeine bounded by {@code maxClients} (W-TinyLFU admission keeps hot keys under a spray of new
  * ones) and expiring a key {@code (burst + 1) * T} after its last access, when its bucket is full again, so an
  * expiry never hands out tokens early. A Bucket4j bucket per key costs several times more memory
- * ({@link Bucket4jZoneStore}, measured by {@code ZoneMemoryBenchmark}), hence this store.
+ * (the tests' reference {@code Bucket4jZoneStore}, measured by {@code ZoneMemoryBenchmark}), hence this store.
  *
  * <p>A connection's {@link SlotMemo} skips the cache lookup (half of a passing request's cost in the limiter, with the
  * clock read and read-buffer upkeep it brings) when its request has the key it charged last. Two rules keep that

@@ -24,7 +24,7 @@ import java.util.function.Supplier;
 
 /**
  * A zone whose buckets live in Redis, one per key, shared by every instance that names the same store: the
- * bucket mapping of {@link Bucket4jZoneStore} (capacity {@code immediate + 1}, refilled greedily at exactly the
+ * bucket mapping of the tests' {@code Bucket4jZoneStore} (capacity {@code immediate + 1}, refilled greedily at exactly the
  * rate, a delayed zone reserving on credit up to {@code (burst - delay) * T}) on Bucket4j's compare-and-swap
  * buckets over Lettuce's asynchronous API. A decision is one round trip (a Lua compare-and-swap; again on a
  * concurrent change), answered on Lettuce's thread; nothing here waits.
@@ -252,7 +252,7 @@ final class RedisZoneStore implements SharedZoneStore {
 
     /**
      * Bucket4j reports a reservation's wait by scheduling the future's completion after it; this records the wait
-     * and completes at once, so that the event loop's timer does the waiting (as {@link Bucket4jZoneStore}'s
+     * and completes at once, so that the event loop's timer does the waiting (as the tests' {@code Bucket4jZoneStore}'s
      * blocking strategy does). Only {@code schedule(Runnable, ...)} is ever called.
      */
     private static final class WaitRecorder extends AbstractExecutorService implements ScheduledExecutorService {
