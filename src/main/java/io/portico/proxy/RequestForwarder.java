@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.portico.config.UpstreamProtocol;
 import io.portico.route.ClientExchange;
+import io.portico.route.ReadGate;
 import io.portico.upstream.CgiParams;
 import java.util.ArrayDeque;
 
@@ -186,14 +187,14 @@ final class RequestForwarder {
     private void pauseClient() {
         if (!clientPaused && !clientBodyDone) {
             clientPaused = true;
-            clientChannel.config().setAutoRead(false);
+            ReadGate.of(clientChannel).hold(ReadGate.Reason.UPSTREAM_BUSY);
         }
     }
 
     private void resumeClient() {
         if (clientPaused) {
             clientPaused = false;
-            clientChannel.config().setAutoRead(true);
+            ReadGate.of(clientChannel).release(ReadGate.Reason.UPSTREAM_BUSY);
         }
     }
 

@@ -5,7 +5,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -15,6 +14,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.portico.route.ClientPipeline;
+import io.portico.route.ReadGate;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -22,12 +22,13 @@ import java.util.concurrent.TimeUnit;
  * read from one side only while the other is writable, until either closes or neither moves for {@code readTimeout}.
  * The relayed connection keeps its upstream server's {@code max-connections} permit and in-flight count until then.
  *
- * <p>The client pipeline's HTTP handlers ({@link ClientPipeline#HTTP_HANDLERS}, the client timers included: the relay
- * has its own idle timeout) and its codec ({@link ClientPipeline#CODEC}) are removed by name; the 101
- * and an empty last content go through them first (so the access log records the request and the server sees the
+ * <p>The client pipeline's HTTP handlers and codec are taken out by {@link ClientPipeline#switchProtocols} (the
+ * client timers included: the relay has its own idle timeout); the 101 and an empty last content go through them
+ * first (so the access log records the request and the server sees the
  * exchange complete), then they are removed. The keep-alive handler must leave a 101's {@code Connection: upgrade}
  * alone (it treats 1xx as interim). Relaying starts one task later, after anything the keep-alive handler queued on the
- * loop when the response ended (it re-enables auto-read).
+ * loop when the response ended; from then the client channel reads only on demand ({@link ReadGate#onDemandOnly}), so
+ * a release by a stage that is gone cannot switch auto-read back on.
  */
 final class WebSocketRelay {
     private final Channel client;
@@ -57,19 +58,7 @@ final class WebSocketRelay {
 
         WebSocketRelay relay = new WebSocketRelay(client, upstream,
                 exchange.settings().pool().config().readTimeout().toNanos(), handover.releaseSlot());
-        ChannelPipeline cp = client.pipeline();
-        for (String name : ClientPipeline.HTTP_HANDLERS) {
-            if (cp.context(name) != null) {
-                cp.remove(name);
-            }
-        }
-        // Added before the codecs go, so bytes they had buffered are handed to the relay in order.
-        cp.addLast("relay", relay.new Side(upstream));
-        for (String name : ClientPipeline.CODEC) {
-            if (cp.context(name) != null) {
-                cp.remove(name);
-            }
-        }
+        ClientPipeline.switchProtocols(client, relay.new Side(upstream));
         upstream.pipeline().addLast("relay", relay.new Side(client));
         handover.connection().leaveHttp();
         client.eventLoop().execute(relay::start);
@@ -80,11 +69,20 @@ final class WebSocketRelay {
             closeBoth(); // one side left before the relay's handlers could hear of it
             return;
         }
-        client.config().setAutoRead(false);
+        ReadGate.of(client).onDemandOnly();
         upstream.config().setAutoRead(false);
-        client.read();
-        upstream.read();
+        read(client);
+        read(upstream);
         scheduleIdleCheck(idleNanos);
+    }
+
+    /** One read from {@code side}: the client's through its read gate, the upstream's directly (its own channel). */
+    private void read(Channel side) {
+        if (side == client) {
+            ReadGate.of(client).demand();
+        } else {
+            side.read();
+        }
     }
 
     private void scheduleIdleCheck(long delay) {
@@ -130,7 +128,7 @@ final class WebSocketRelay {
         public void channelReadComplete(ChannelHandlerContext ctx) {
             peer.flush();
             if (peer.isWritable()) {
-                ctx.channel().read();
+                read(ctx.channel());
             }
         }
 
@@ -138,7 +136,7 @@ final class WebSocketRelay {
         public void channelWritabilityChanged(ChannelHandlerContext ctx) {
             // This side drained: its peer, which writes into it, may read again.
             if (ctx.channel().isWritable()) {
-                peer.read();
+                read(peer);
             }
         }
 

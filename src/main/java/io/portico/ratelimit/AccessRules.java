@@ -41,7 +41,7 @@ public final class AccessRules implements Responder {
         }
         String note = client.log().note(); // keep a rate-limit zone's note ahead of it
         client.log().note("-".equals(note) ? "access=denied" : note + " access=denied");
-        client.sendError(HttpResponseStatus.FORBIDDEN);
+        client.refuse(HttpResponseStatus.FORBIDDEN, null, false);
         return Exchange.DISCARD_BODY;
     }
 

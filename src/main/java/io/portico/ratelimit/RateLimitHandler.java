@@ -1,6 +1,7 @@
 package io.portico.ratelimit;
 
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -13,6 +14,9 @@ import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.portico.route.ClientExchange;
+import io.portico.route.ExchangeEvents;
+import io.portico.route.ExchangeObserver;
+import io.portico.route.ReadGate;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,10 +28,10 @@ import java.util.function.Function;
  * Applies a location's rate-limit and limit-conn zones to each request of one client channel: forwards it,
  * holds it (head and body) on the event loop's timer while it is delayed, or answers the zone's status and
  * drains its body. A location with a shared zone holds the request the same way while the zone's store decides.
- * The end of an exchange (a {@code LastHttpContent} written, or the channel closing) gives back its limit-conn
+ * The end of an exchange (its response ended, {@link ExchangeEvents}, or the channel closing) gives back its limit-conn
  * slots. One instance per channel; every method runs on the channel's event loop.
  */
-final class RateLimitHandler extends ChannelDuplexHandler {
+final class RateLimitHandler extends ChannelDuplexHandler implements ExchangeObserver {
     private static final SlotMemo[] NO_MEMOS = {};
     private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("X-Forwarded-For");
 
@@ -40,7 +44,6 @@ final class RateLimitHandler extends ChannelDuplexHandler {
     /** The request waiting for its delay or its shared zone's verdict; null when none is. */
     private Held held;
     private ScheduledFuture<?> timer;
-    private Boolean autoReadBeforeHold;
     /** The body of a rejected request is dropped up to its LastHttpContent. */
     private boolean draining;
     private final List<LocationLimits.Lease> leases = new ArrayList<>(1);
@@ -181,8 +184,10 @@ final class RateLimitHandler extends ChannelDuplexHandler {
 
     private void reject(ClientExchange client, HttpRequest request, HttpResponseStatus status, HttpHeaders headers) {
         passHeaders = null;
+        // what arrives later of its body the exchange's owner releases (ClientExchange.refuse); what this stage
+        // holds already (a delayed or shared-zone request's parts) it drops itself
         draining = !(request instanceof LastHttpContent);
-        client.sendError(status, headers, false);
+        client.refuse(status, headers, false);
         ReferenceCountUtil.release(request);
     }
 
@@ -237,21 +242,17 @@ final class RateLimitHandler extends ChannelDuplexHandler {
             HttpRequest request) {
         held = new Held(new ArrayDeque<>(4), client, location);
         held.messages.add(request);
-        if (autoReadBeforeHold == null) {
-            autoReadBeforeHold = ctx.channel().config().isAutoRead();
-        }
-        ctx.channel().config().setAutoRead(false);
+        ReadGate.of(ctx.channel()).hold(ReadGate.Reason.RATE_LIMIT);
         return held;
     }
 
-    /** After the held request went on: what arrived behind it, then reads as they were (unless held again). */
+    /** After the held request went on: what arrived behind it, then this stage's hold on reads goes (unless held again). */
     private void resume(ChannelHandlerContext ctx, ArrayDeque<Object> messages) {
         for (Object msg = messages.poll(); msg != null; msg = messages.poll()) {
             channelRead(ctx, msg);
         }
-        if (held == null && autoReadBeforeHold != null) {
-            ctx.channel().config().setAutoRead(autoReadBeforeHold);
-            autoReadBeforeHold = null;
+        if (held == null) {
+            ReadGate.of(ctx.channel()).release(ReadGate.Reason.RATE_LIMIT);
         }
     }
 
@@ -261,10 +262,17 @@ final class RateLimitHandler extends ChannelDuplexHandler {
             response.headers().add(passHeaders);
             passHeaders = null;
         }
-        if (msg instanceof LastHttpContent && !informational(msg)) { // also a FullHttpResponse
-            endExchange();
-        }
         ctx.write(msg, promise);
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        ExchangeEvents.of(ctx.channel()).observe(this);
+    }
+
+    @Override
+    public void responseEnded(ChannelFuture written, boolean keepAlive) {
+        endExchange();
     }
 
     /** A {@code 100 Continue} is a full response that does not end the exchange. */

@@ -72,4 +72,16 @@ public interface ClientExchange {
     default void sendError(HttpResponseStatus status) {
         sendError(status, null, false);
     }
+
+    /**
+     * Refuses the request before anything has answered it (400, 403, 404, 413, 417, 421, 429, 503): the error page of
+     * {@code status} with {@code headers}, then the rest of the request is dropped where it arrives (its body chunks
+     * released by the server's exchange owner, so no stage after it sees them) and the connection kept, or closed
+     * after the page when {@code close} (the request's framing or expectations are in doubt). The one way a stage or
+     * a responder refuses a request; the caller still releases what it holds itself (the head). A client with no
+     * connection behind it (a cache's background refresh) only answers.
+     */
+    default void refuse(HttpResponseStatus status, HttpHeaders headers, boolean close) {
+        sendError(status, headers, close);
+    }
 }

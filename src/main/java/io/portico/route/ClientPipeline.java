@@ -1,10 +1,14 @@
 package io.portico.route;
 
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelPipeline;
 import java.util.List;
 
 /**
- * The names of the handlers of a client connection's pipeline, in order: the server builds the pipeline with them,
- * and a responder that takes the connection over (a WebSocket upgrade) removes the HTTP ones by them.
+ * The names of the handlers of a client connection's pipeline, in order: the server builds the pipeline with them
+ * (server.ClientChannelInitializer, the one place that assembles it), and the one change made to it later, a switch
+ * of protocols ({@link #switchProtocols}), is made here by them.
  */
 public final class ClientPipeline {
     public static final String CONNECTIONS = "connections";
@@ -53,4 +57,25 @@ public final class ClientPipeline {
     public static final List<String> CODEC = List.of(DECODER, ENCODER);
 
     private ClientPipeline() {}
+
+    /**
+     * A client connection stops speaking HTTP (a WebSocket upgrade the upstream accepted with 101, whose response has
+     * been written): its HTTP stages go, with the client timers ({@code relay} has its own), then {@code relay} is
+     * added and the codec goes last, so that bytes the decoder had buffered reach the relay in order. The channel's
+     * reads are then the relay's ({@link ReadGate#onDemandOnly}), once it starts. Call on the channel's loop.
+     */
+    public static void switchProtocols(Channel client, ChannelHandler relay) {
+        ChannelPipeline p = client.pipeline();
+        for (String name : HTTP_HANDLERS) {
+            if (p.context(name) != null) {
+                p.remove(name);
+            }
+        }
+        p.addLast("relay", relay);
+        for (String name : CODEC) {
+            if (p.context(name) != null) {
+                p.remove(name);
+            }
+        }
+    }
 }

@@ -2,6 +2,7 @@ package io.portico.server;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.portico.route.ReadGate;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
@@ -91,7 +92,7 @@ final class BodyRateCheck {
         if (!running || !ctx.channel().isActive()) {
             return;
         }
-        boolean paused = !ctx.channel().config().isAutoRead();
+        boolean paused = ReadGate.of(ctx.channel()).isHeld();
         if (paused || pausedAtLastTick) {
             // Portico is holding the body back, or was at the last tick: the window starts again from the first
             // tick that finds reads on, so it holds no time Portico was not reading at a tick

@@ -157,7 +157,8 @@ final class ClientChannelInitializer {
      * One HTTP/2 stream: Netty's codec turns its frames into HTTP/1.1 messages, so the framing checks, routing,
      * access rules, rate limits and responders are those of an HTTP/1.1 connection; the body and send timeouts are
      * the stream's own ({@link StreamTimeoutHandler}). Files go as chunks (a stream
-     * cannot sendfile); Date and Server come from {@link StreamHeaders}, the stream's end from the codec.
+     * cannot sendfile); the exchange's moments, Date and Server come from {@link StreamExchangeHandler}, the
+     * stream's end from the codec.
      */
     void initStream(Channel stream) {
         parts.metrics().protocols().streamOpened();
@@ -172,7 +173,7 @@ final class ClientChannelInitializer {
         p.addLast(ClientPipeline.CHUNKED_WRITES, new ChunkedWriteHandler());
         p.addLast(ClientPipeline.FRAMING, new HttpFramingHandler(limits.maxHeaderCount(), largestBodyLimit,
                 unrouted()));
-        p.addLast(ClientPipeline.H2_STREAM_HEADERS, StreamHeaders.INSTANCE);
+        p.addLast(ClientPipeline.H2_STREAM_HEADERS, new StreamExchangeHandler());
         addPorticoHandlers(p, true);
     }
 

@@ -2,26 +2,31 @@ package io.portico.server;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.FileRegion;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.portico.metrics.LocationMeters;
+import io.portico.route.ExchangeEvents;
+import io.portico.route.ExchangeObserver;
+import io.portico.route.ReadGate;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The client-side timers, below the HTTP codec so that it sees the first byte of a request head: idle keep-alive
  * (close quietly), the whole head (408: slowloris), between body reads (408), a body below the minimum rate
- * (408, {@link BodyRateCheck}), and a response that cannot be written (close). {@link KeepAliveHandler} tells it
- * where a request stands.
+ * (408, {@link BodyRateCheck}), and a response that cannot be written (close). It learns where a request stands from
+ * the connection's {@link ExchangeEvents} (told by {@link KeepAliveHandler}).
  *
  * <p>One timer per connection, and moving a deadline is a field write: the timer, when it fires early, re-arms
  * itself for what is left (as Netty's IdleStateHandler does), so a request costs no scheduling.
  */
-final class ClientTimeoutHandler extends ChannelDuplexHandler {
+final class ClientTimeoutHandler extends ChannelDuplexHandler implements ExchangeObserver {
     private enum Phase { IDLE, HEAD, BODY, RESPONSE }
 
     private static final long NONE = Long.MAX_VALUE;
@@ -63,6 +68,24 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        ExchangeEvents.of(ctx.channel()).observe(this);
+    }
+
+    @Override
+    public void requestStarted(HttpRequest head, boolean bodyFollows) {
+        headReceived(bodyFollows);
+    }
+
+    @Override
+    public void requestEnded() {
+        bodyReceived();
+    }
+
+    @Override
+    public void responseEnded(ChannelFuture written, boolean keepAlive) {
+        if (keepAlive) {
+            responseComplete();
+        }
     }
 
     @Override
@@ -105,7 +128,7 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
     }
 
     /** The head is complete; a body follows, or the request is complete. */
-    void headReceived(boolean bodyFollows) {
+    private void headReceived(boolean bodyFollows) {
         if (bodyFollows) {
             phase = Phase.BODY;
             bodyPausedAtLastFire = false;
@@ -119,7 +142,7 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
         }
     }
 
-    void bodyReceived() {
+    private void bodyReceived() {
         // A location that answers on the head (return, 404, 429) completes the response before the request's
         // empty last content arrives: the connection is then IDLE and must keep its keep-alive deadline, or it
         // would never time out.
@@ -142,7 +165,7 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
     }
 
     /** The response is complete and the connection stays open: wait for the next request. */
-    void responseComplete() {
+    private void responseComplete() {
         phase = Phase.IDLE;
         expireIn(keepaliveNanos);
     }
@@ -250,7 +273,7 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
             schedule(left);
             return;
         }
-        boolean paused = phase == Phase.BODY && !ctx.channel().config().isAutoRead();
+        boolean paused = phase == Phase.BODY && ReadGate.of(ctx.channel()).isHeld();
         if (paused || (phase == Phase.BODY && bodyPausedAtLastFire)) {
             // Portico is not reading the body (a rate-limit delay, a slow upstream pausing a streamed body), or
             // was not when the timer last fired: the client cannot be late for a read nobody makes, and gets a
@@ -279,7 +302,7 @@ final class ClientTimeoutHandler extends ChannelDuplexHandler {
             bodyRate.stop();
         }
         // Below the codec: the answer goes out pre-encoded, then the connection closes.
-        ctx.channel().config().setAutoRead(false);
+        ReadGate.of(ctx.channel()).hold(ReadGate.Reason.CLOSING);
         ctx.writeAndFlush(ErrorPages.raw(HttpResponseStatus.REQUEST_TIMEOUT))
                 .addListener(ChannelFutureListener.CLOSE);
     }

@@ -1,8 +1,8 @@
 package io.portico.server;
 
-import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -16,6 +16,8 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.portico.route.ClientExchange;
 import io.portico.route.Exchange;
+import io.portico.route.ExchangeEvents;
+import io.portico.route.ExchangeObserver;
 import io.portico.route.Route;
 import java.io.IOException;
 import java.util.List;
@@ -32,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * cannot know the location yet); the location's own limit is checked here, from the head, before the responder
  * opens, before {@code 100 Continue}, and before any body byte goes anywhere.
  */
-final class ExchangeHandler extends ChannelDuplexHandler {
+final class ExchangeHandler extends ChannelInboundHandlerAdapter implements ExchangeObserver {
     private static final Logger log = LoggerFactory.getLogger(ExchangeHandler.class);
 
     /** The current request's body limit. */
@@ -91,7 +93,7 @@ final class ExchangeHandler extends ChannelDuplexHandler {
             // framing stage refuses the largest (the connection closes after the 413; the body is released as it
             // arrives).
             exchange = null;
-            request.sendError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, null, true);
+            request.refuse(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, null, true);
             return;
         }
         boolean expectsContinue = HttpUtil.is100ContinueExpected(head);
@@ -105,7 +107,7 @@ final class ExchangeHandler extends ChannelDuplexHandler {
                 // An expectation we cannot meet; the connection closes after the 417 and nothing the client sent
                 // after this head (its body, a pipelined request) is read (KeepAliveHandler).
                 exchange = null;
-                request.sendError(HttpResponseStatus.EXPECTATION_FAILED, null, true);
+                request.refuse(HttpResponseStatus.EXPECTATION_FAILED, null, true);
                 return;
             }
         }
@@ -139,7 +141,7 @@ final class ExchangeHandler extends ChannelDuplexHandler {
                 e.onClientClosed();
             }
             if (request != null && !request.responseStarted) {
-                request.sendError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, null, true);
+                request.refuse(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, null, true);
             } else {
                 ctx.close();
             }
@@ -158,12 +160,14 @@ final class ExchangeHandler extends ChannelDuplexHandler {
     }
 
     @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (HttpMessages.endsResponse(msg)) {
-            responseDone = true;
-            finishIfDone();
-        }
-        ctx.write(msg, promise);
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        ExchangeEvents.of(ctx.channel()).observe(this);
+    }
+
+    @Override
+    public void responseEnded(ChannelFuture written, boolean keepAlive) {
+        responseDone = true;
+        finishIfDone();
     }
 
     private void finishIfDone() {

@@ -1,13 +1,11 @@
 package io.portico.server;
 
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelPromise;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
@@ -19,6 +17,9 @@ import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.portico.metrics.LocationMeters;
+import io.portico.route.ExchangeEvents;
+import io.portico.route.ExchangeObserver;
+import io.portico.route.ReadGate;
 import java.util.Iterator;
 import java.util.Map;
 
@@ -29,7 +30,7 @@ import java.util.Map;
  * breaks after the response has begun (a location that answers without reading the body) closes the
  * connection without a second response.
  */
-final class HttpFramingHandler extends ChannelDuplexHandler {
+final class HttpFramingHandler extends ChannelInboundHandlerAdapter implements ExchangeObserver {
     private final int maxHeaderCount;
     private final long maxBodySize;
     /** Where a request refused here is counted (location ""): no later stage ever sees it. */
@@ -46,6 +47,14 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
         this.maxHeaderCount = maxHeaderCount;
         this.maxBodySize = maxBodySize;
         this.refused = refused;
+    }
+
+    private ChannelHandlerContext ctx;
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        ExchangeEvents.of(ctx.channel()).observe(this);
     }
 
     @Override
@@ -69,7 +78,7 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
                 } else if (msg instanceof HttpRequest && outstanding > 0) {
                     // A bad request pipelined behind good ones: answering now would put its error ahead of their
                     // responses (the client would take it for the first one's) and lose them when we close.
-                    ctx.channel().config().setAutoRead(false);
+                    ReadGate.of(ctx.channel()).hold(ReadGate.Reason.CLOSING);
                     deferred = status;
                 } else {
                     reject(ctx, status);
@@ -85,12 +94,13 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
     }
 
     @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof HttpResponse && !HttpMessages.isInterim(msg)) {
-            responding = true;
-        }
-        ctx.write(msg, promise);
-        if (HttpMessages.endsResponse(msg) && outstanding > 0 && --outstanding == 0 && deferred != null) {
+    public void responseStarted(HttpResponse head) {
+        responding = true;
+    }
+
+    @Override
+    public void responseEnded(ChannelFuture written, boolean keepAlive) {
+        if (outstanding > 0 && --outstanding == 0 && deferred != null) {
             HttpResponseStatus status = deferred;
             deferred = null;
             reject(ctx, status);
@@ -206,11 +216,6 @@ final class HttpFramingHandler extends ChannelDuplexHandler {
 
     private static void reject(ChannelHandlerContext ctx, HttpResponseStatus status) {
         // Answer below routing, then close: the client reads its error, and nothing after it is parsed.
-        ctx.channel().config().setAutoRead(false);
-        FullHttpResponse response = ErrorPages.buildBelowKeepAlive(status);
-        if (status.equals(HttpResponseStatus.METHOD_NOT_ALLOWED)) {
-            response.headers().add(HttpHeaderNames.ALLOW, KeepAliveHandler.ALLOW);
-        }
-        ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+        Refusal.refuseAndClose(ctx, status);
     }
 }

@@ -2,6 +2,7 @@ package io.portico.server;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -20,10 +21,15 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
+import io.portico.route.ExchangeEvents;
+import io.portico.route.ReadGate;
 import java.util.ArrayDeque;
 
 /**
- * Keeps one request in flight per connection and decides whether the connection outlives it. Pipelined requests
+ * The owner of an HTTP/1.1 connection's exchanges: it tells the other stages ({@link ExchangeEvents}) when a request
+ * starts and ends and when its response's head and last part are written, with the keep-alive decision, which is
+ * made here and only here. It keeps one request in flight per connection and decides whether the connection
+ * outlives it. Pipelined requests
  * wait here, with reads paused, until the response before them is complete, so every handler after this one sees
  * requests strictly one at a time. Every response gets {@code Date}, {@code Server} and the right
  * {@code Connection} header; the connection closes after a response that says close, and nothing the client sent
@@ -42,7 +48,8 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
     private final int maxRequests;
     private final ServerState state;
     private final ArrayDeque<Object> waiting = new ArrayDeque<>();
-    private ClientTimeoutHandler timeouts;
+    private ReadGate gate;
+    private ExchangeEvents events;
     private int requests;
     private boolean inFlight;
     private boolean keepAlive;
@@ -53,7 +60,7 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
     private boolean inputShut;
     /** The current request's body has not ended yet. */
     private boolean bodyOpen;
-    /** The body of a request answered here ({@code OPTIONS *}) is dropped. */
+    /** The body of a request answered here ({@code OPTIONS *}) or refused above ({@link Refusal}) is dropped. */
     private boolean swallowing;
     /** The current request asked for {@code 100 Continue} and has not had it: its body may never be sent. */
     private boolean awaitingContinue;
@@ -65,7 +72,9 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-        timeouts = ctx.pipeline().get(ClientTimeoutHandler.class);
+        gate = ReadGate.of(ctx.channel());
+        events = ExchangeEvents.of(ctx.channel());
+        events.ownerDrops(() -> swallowing = bodyOpen); // a refused request's body is released here as it comes
     }
 
     @Override
@@ -77,7 +86,7 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
         if ((inFlight && msg instanceof HttpRequest) || !waiting.isEmpty()) {
             // A pipelined request: hold it (and stop reading more) until the current response is done.
             waiting.add(msg);
-            ctx.channel().config().setAutoRead(false);
+            gate.hold(ReadGate.Reason.PIPELINED);
             return;
         }
         deliver(ctx, msg);
@@ -92,8 +101,9 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
                     && !state.closesAfterResponse(ctx.channel());
             bodyOpen = !(msg instanceof LastHttpContent);
             awaitingContinue = bodyOpen && HttpUtil.is100ContinueExpected(request);
-            if (timeouts != null) {
-                timeouts.headReceived(bodyOpen && hasBody(request));
+            events.fireRequestStarted(request, bodyOpen && hasBody(request));
+            if (!bodyOpen) {
+                events.fireRequestEnded();
             }
             if (isOptionsAsterisk(request)) {
                 answerOptions(ctx, msg);
@@ -101,9 +111,7 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
             }
         } else if (msg instanceof LastHttpContent) {
             bodyOpen = false;
-            if (timeouts != null) {
-                timeouts.bodyReceived();
-            }
+            events.fireRequestEnded();
         }
         if (swallowing) {
             swallowing = !(msg instanceof LastHttpContent);
@@ -137,6 +145,7 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
         if (msg instanceof HttpResponse response) {
             if (!HttpMessages.isInterim(msg)) {
                 prepare(response);
+                events.fireResponseStarted(response);
             } else if (response.status().code() == 100) {
                 awaitingContinue = false;
             }
@@ -148,15 +157,13 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
                 // Nothing after this request is read or delivered: the response said close (a 417, or a refusal
                 // whose body was not read), so a pipelined request behind it must not reach a location.
                 closing = true;
-                ctx.channel().config().setAutoRead(false);
-                ctx.write(msg, promise.unvoid()).addListener(ChannelFutureListener.CLOSE);
+                gate.hold(ReadGate.Reason.CLOSING);
+                ChannelFuture written = ctx.write(msg, promise.unvoid()).addListener(ChannelFutureListener.CLOSE);
                 releaseWaiting();
+                events.fireResponseEnded(written, false);
                 return;
             }
-            ctx.write(msg, promise);
-            if (timeouts != null) {
-                timeouts.responseComplete();
-            }
+            events.fireResponseEnded(ctx.write(msg, events.writtenWanted() ? promise.unvoid() : promise), true);
             if (!waiting.isEmpty()) {
                 ctx.executor().execute(() -> drainWaiting(ctx));
             }
@@ -204,8 +211,7 @@ final class KeepAliveHandler extends ChannelDuplexHandler {
         }
         // Not after the client's FIN: there is nothing more to read, and epoll refuses to arm reads on it.
         if (waiting.isEmpty() && ctx.channel().isActive() && !inputShut) {
-            ctx.channel().config().setAutoRead(true);
-            ctx.read();
+            gate.release(ReadGate.Reason.PIPELINED); // reads resume unless another stage holds them too
         }
     }
 

@@ -162,4 +162,9 @@ final class RequestContext implements ClientExchange {
         String accept = request.headers().get(HttpHeaderNames.ACCEPT);
         channel.writeAndFlush(ErrorPages.build(status, accept, headers, close), channel.voidPromise());
     }
+
+    @Override
+    public void refuse(HttpResponseStatus status, HttpHeaders headers, boolean close) {
+        Refusal.refuse(channel, request, status, headers, close);
+    }
 }

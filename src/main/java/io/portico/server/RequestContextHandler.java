@@ -1,6 +1,7 @@
 package io.portico.server;
 
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.Channel;
@@ -17,6 +18,8 @@ import io.portico.metrics.LocationMeters;
 import io.portico.route.Route;
 import java.util.function.Supplier;
 import io.portico.route.ClientExchange;
+import io.portico.route.ExchangeEvents;
+import io.portico.route.ExchangeObserver;
 import io.portico.route.PerSecond;
 import java.net.InetSocketAddress;
 import javax.net.ssl.SSLSession;
@@ -30,7 +33,7 @@ import java.util.Locale;
  * {@link ClientExchange#KEY}), counts the status and body bytes of its response, and writes the access log line
  * once the response has gone out: nginx "combined" plus request time and upstream time.
  */
-final class RequestContextHandler extends ChannelDuplexHandler {
+final class RequestContextHandler extends ChannelDuplexHandler implements ExchangeObserver {
     private static final DateTimeFormatter TIME_LOCAL =
             DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss Z", Locale.ROOT).withZone(ZoneId.systemDefault());
     /** nginx's [time_local], formatted once a second rather than once a line. */
@@ -53,6 +56,7 @@ final class RequestContextHandler extends ChannelDuplexHandler {
     /** The balancer's PROXY header said the client spoke TLS to it (v2's SSL TLV). */
     private boolean proxiedTls;
     private RequestContext current;
+    private Channel channel;
     /** {@code ssl_protocol=... ssl_cipher=...} of a TLS connection for its log lines, read once; else null. */
     private String tlsNote;
 
@@ -112,21 +116,30 @@ final class RequestContextHandler extends ChannelDuplexHandler {
             } else if (msg instanceof ChunkedInput<?> input && input.length() > 0) {
                 rc.bytes += input.length();
             }
-            if (HttpMessages.endsResponse(msg)) {
-                count(rc);
-                current = null;
-                // The request stays visible while its last write passes the stages below (compression reads
-                // its location), then goes, unless a next request has already taken its place.
-                if (accessLog.enabled()) {
-                    ctx.write(msg, promise.unvoid()).addListener(f -> accessLog.log(line(rc, f.isSuccess(), tlsNote)));
-                } else {
-                    ctx.write(msg, promise);
-                }
-                ctx.channel().attr(ClientExchange.KEY).compareAndSet(rc, null);
-                return;
-            }
         }
         ctx.write(msg, promise);
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.channel = ctx.channel();
+        ExchangeEvents.of(channel).observe(this, accessLog.enabled());
+    }
+
+    @Override
+    public void responseEnded(ChannelFuture written, boolean keepAlive) {
+        RequestContext rc = current;
+        if (rc == null) {
+            return; // a response no request of this stage asked for (OPTIONS *, answered below)
+        }
+        count(rc);
+        current = null;
+        if (written != null && accessLog.enabled()) {
+            written.addListener(f -> accessLog.log(line(rc, f.isSuccess(), tlsNote)));
+        }
+        // The request stayed visible while its last write passed the stages below (compression reads its
+        // location); it goes now, unless a next request has already taken its place.
+        channel.attr(ClientExchange.KEY).compareAndSet(rc, null);
     }
 
     @Override

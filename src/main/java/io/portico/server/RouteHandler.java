@@ -3,12 +3,10 @@ package io.portico.server;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.portico.route.ClientExchange;
 import io.portico.route.Route;
@@ -21,7 +19,8 @@ import io.portico.tls.ServerTls;
  * ({@link io.portico.config.RequestPath}); a path that cannot be normalized (undecodable, above the root) gets 400
  * and the connection is closed, as nginx does; a request no location matches gets 404; over TLS, a request whose
  * {@code Host} is another virtual host than the one its SNI name chose gets 421 (RFC 9110 15.5.20: the client may
- * retry on a new connection). Either way the request's body is released as it arrives.
+ * retry on a new connection). Either way the request is refused through {@link Refusal}: its body is released as it
+ * arrives.
  */
 final class RouteHandler extends ChannelInboundHandlerAdapter {
     /** The connection's listener: each request is routed by its generation's router for it. */
@@ -30,7 +29,6 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
     private Router sniHost;
     /** The router {@link #sniHost} was looked up in: again after a reload. */
     private HostRouter sniLooked;
-    private boolean discarding;
 
     RouteHandler(ListenerKey listener) {
         this.listener = listener;
@@ -59,23 +57,18 @@ final class RouteHandler extends ChannelInboundHandlerAdapter {
             boolean misdirected = sni != null && router != sni;
             Route route = path == null || misdirected ? null : router.match(path);
             if (route == null) {
-                discarding = !(msg instanceof LastHttpContent);
                 ReferenceCountUtil.release(msg);
+                // the body that follows is released by the exchange's owner (Refusal), never reaching this stage
                 if (path == null) {
-                    rc.sendError(HttpResponseStatus.BAD_REQUEST, null, true);
+                    rc.refuse(HttpResponseStatus.BAD_REQUEST, null, true);
                 } else if (misdirected) {
-                    rc.sendError(HttpResponseStatus.MISDIRECTED_REQUEST);
+                    rc.refuse(HttpResponseStatus.MISDIRECTED_REQUEST, null, false);
                 } else {
-                    rc.sendError(HttpResponseStatus.NOT_FOUND);
+                    rc.refuse(HttpResponseStatus.NOT_FOUND, null, false);
                 }
                 return;
             }
-            discarding = false;
             rc.route(route);
-        } else if (discarding && msg instanceof HttpContent) {
-            discarding = !(msg instanceof LastHttpContent);
-            ReferenceCountUtil.release(msg);
-            return;
         }
         ctx.fireChannelRead(msg);
     }

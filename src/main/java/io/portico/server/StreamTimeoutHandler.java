@@ -13,6 +13,9 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.portico.route.ExchangeEvents;
+import io.portico.route.ExchangeObserver;
+import io.portico.route.ReadGate;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -24,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  * head has no timer here: a stream exists only once its whole header block came, and the connection's
  * idle close covers a block that never ends. Sits just above the stream codec, so it sees HTTP messages.
  */
-final class StreamTimeoutHandler extends ChannelDuplexHandler {
+final class StreamTimeoutHandler extends ChannelDuplexHandler implements ExchangeObserver {
     private static final AsciiString SERVER = AsciiString.cached("portico");
     private final long bodyNanos;
     private final long sendNanos;
@@ -47,6 +50,7 @@ final class StreamTimeoutHandler extends ChannelDuplexHandler {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        ExchangeEvents.of(ctx.channel()).observe(this);
     }
 
     @Override
@@ -90,7 +94,7 @@ final class StreamTimeoutHandler extends ChannelDuplexHandler {
             return;
         }
         long left = lastRead + bodyNanos - System.nanoTime();
-        if (!ctx.channel().config().isAutoRead()) {
+        if (ReadGate.of(ctx.channel()).isHeld()) {
             // Portico is not reading the body (a slow upstream, a rate-limit delay): the client cannot be late
             // for a read nobody makes, so it gets a whole timeout from when reads resume (ClientTimeoutHandler's
             // rule). While reads are off the client has no window to send with anyway.
@@ -112,21 +116,18 @@ final class StreamTimeoutHandler extends ChannelDuplexHandler {
             return;
         }
         responseStarted = true;
-        ctx.channel().config().setAutoRead(false);
+        ReadGate.of(ctx.channel()).hold(ReadGate.Reason.CLOSING);
         // Closing the stream's channel after the response resets the stream (CANCEL), telling the client to stop
         // sending the rest of the body (RFC 9113 8.1).
         FullHttpResponse response = ErrorPages.build(HttpResponseStatus.REQUEST_TIMEOUT, null, null, false);
-        // Written below StreamHeaders, so its two fields are set here.
+        // Written below StreamExchangeHandler, so its two fields are set here.
         response.headers().add(HttpHeaderNames.SERVER, SERVER).add(HttpHeaderNames.DATE, HttpDates.now());
         ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
     }
 
     @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof HttpResponse response && response.status().code() >= 200) {
-            responseStarted = true;
-        }
-        ctx.write(msg, promise);
+    public void responseStarted(HttpResponse head) {
+        responseStarted = true;
     }
 
     @Override

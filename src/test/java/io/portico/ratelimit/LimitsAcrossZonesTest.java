@@ -2,6 +2,7 @@ package io.portico.ratelimit;
 
 import io.portico.route.Route;
 import io.portico.testing.FakeClientExchange;
+import io.portico.testing.ResponseEvents;
 import static io.portico.ratelimit.Zones.SECOND;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,7 +35,8 @@ class LimitsAcrossZonesTest {
     private final ManualClock clock = new ManualClock();
 
     private static EmbeddedChannel channel(RateLimits limits, LocationConfig location, String ip) {
-        EmbeddedChannel channel = new EmbeddedChannel(limits.newHandler());
+        // the response's end, which gives back limit-conn slots, is told by the exchange's owner (ResponseEvents here)
+        EmbeddedChannel channel = new EmbeddedChannel(new ResponseEvents(), limits.newHandler());
         channel.attr(ClientExchange.KEY).set(new FakeClientExchange(channel, new Route(location, null)).client(ip));
         return channel;
     }

@@ -2,6 +2,7 @@ package io.portico.ratelimit;
 
 import io.portico.route.Route;
 import io.portico.testing.FakeClientExchange;
+import io.portico.testing.ResponseEvents;
 import static io.portico.ratelimit.Zones.SECOND;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -101,7 +102,8 @@ class RateLimitLoopbackTest {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new HttpServerCodec(), new Routing(location), limits.newHandler(),
+                        ch.pipeline().addLast(new HttpServerCodec(), new ResponseEvents(), new Routing(location),
+                                limits.newHandler(),
                                 new Answer());
                     }
                 })
