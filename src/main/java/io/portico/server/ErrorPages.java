@@ -61,14 +61,22 @@ public final class ErrorPages {
                 page = raced;
             }
         }
-        if (!page.reason().equals(status.reasonPhrase())) {
-            page = Page.of(status, html); // a custom reason phrase: its own page, not cached
+        ByteBuf content;
+        AsciiString length;
+        if (page.reason().equals(status.reasonPhrase())) {
+            content = page.body().duplicate();
+            length = page.length();
+        } else {
+            // A custom reason phrase: a page of its own, not cached, in a plain heap buffer that the encoder's
+            // release frees (an unreleasable one, as cached pages are, was never freed: a leak per response).
+            content = Unpooled.wrappedBuffer(text(status, html).getBytes(StandardCharsets.UTF_8));
+            length = AsciiString.of(Integer.toString(content.readableBytes()));
         }
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, page.body().duplicate(),
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content,
                 ResponseHeaders.HEADERS, ResponseHeaders.NO_TRAILERS);
         HttpHeaders h = response.headers(); // new and empty: add, not set (which looks each name up first)
         h.add(HttpHeaderNames.CONTENT_TYPE, html ? HTML : PLAIN);
-        h.add(HttpHeaderNames.CONTENT_LENGTH, page.length());
+        h.add(HttpHeaderNames.CONTENT_LENGTH, length);
         if (extra != null) {
             h.add(extra);
         }
@@ -85,13 +93,16 @@ public final class ErrorPages {
         return response;
     }
 
-    private static ByteBuf body(HttpResponseStatus status, boolean html) {
+    private static String text(HttpResponseStatus status, boolean html) {
         String text = status.code() + " " + status.reasonPhrase();
-        String body = html
+        return html
                 ? "<!DOCTYPE html>\n<html><head><title>" + text + "</title></head>\n<body><h1>" + text
                         + "</h1><hr><p>portico</p></body></html>\n"
                 : text + "\n";
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static ByteBuf body(HttpResponseStatus status, boolean html) {
+        byte[] bytes = text(status, html).getBytes(StandardCharsets.UTF_8);
         return Unpooled.unreleasableBuffer(Unpooled.directBuffer(bytes.length).writeBytes(bytes));
     }
 
