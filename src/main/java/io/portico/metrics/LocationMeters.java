@@ -24,6 +24,7 @@ public final class LocationMeters {
     };
     private static final int CODES = 500; // 100..599
 
+    private final String host;
     private final String location;
     private final Counter requests;
     /** The (method, code) pairs answered so far with their counters; replaced whole when a pair is added. */
@@ -33,9 +34,10 @@ public final class LocationMeters {
     private final CounterDataPoint sent;
     private final LongAdder total;
 
-    LocationMeters(String location, Counter requests, DistributionDataPoint duration, CounterDataPoint received,
+    LocationMeters(String host, String location, Counter requests, DistributionDataPoint duration, CounterDataPoint received,
             CounterDataPoint sent, LongAdder total) {
         this.total = total;
+        this.host = host;
         this.location = location;
         this.requests = requests;
         this.duration = duration;
@@ -63,7 +65,7 @@ public final class LocationMeters {
     private synchronized CounterDataPoint firstAnswer(int slot, int m, int code) {
         CounterDataPoint c = answered.get(slot);
         if (c == null) {
-            c = requests.labelValues(location, m < METHODS.length ? METHODS[m].name() : "OTHER",
+            c = requests.labelValues(host, location, m < METHODS.length ? METHODS[m].name() : "OTHER",
                     Integer.toString(code));
             answered = answered.with(slot, c);
         }

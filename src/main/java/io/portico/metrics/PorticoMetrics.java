@@ -61,19 +61,19 @@ public final class PorticoMetrics implements AutoCloseable {
 
         Families(PrometheusRegistry r) {
             requests = Counter.builder().name("portico_http_requests")
-                    .help("Requests answered, by location, method (GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS or "
-                            + "OTHER) and status code; 499 when the client left first.")
-                    .labelNames("location", "method", "code").withoutExemplars().register(r);
+                    .help("Requests answered, by virtual host, location, method (GET, HEAD, POST, PUT, DELETE, "
+                            + "PATCH, OPTIONS or OTHER) and status code; 499 when the client left first.")
+                    .labelNames("host", "location", "method", "code").withoutExemplars().register(r);
             requestDuration = Histogram.builder().name("portico_http_request_duration_seconds")
-                    .help("From the request head to the end of its response, by location.")
-                    .labelNames("location").classicOnly().classicUpperBounds(REQUEST_BUCKETS).withoutExemplars()
+                    .help("From the request head to the end of its response, by virtual host and location.")
+                    .labelNames("host", "location").classicOnly().classicUpperBounds(REQUEST_BUCKETS).withoutExemplars()
                     .register(r);
             received = Counter.builder().name("portico_http_received_bytes")
-                    .help("Request body bytes read from clients, by location.")
-                    .labelNames("location").withoutExemplars().register(r);
+                    .help("Request body bytes read from clients, by virtual host and location.")
+                    .labelNames("host", "location").withoutExemplars().register(r);
             sent = Counter.builder().name("portico_http_sent_bytes")
-                    .help("Response body bytes written to clients, by location.")
-                    .labelNames("location").withoutExemplars().register(r);
+                    .help("Response body bytes written to clients, by virtual host and location.")
+                    .labelNames("host", "location").withoutExemplars().register(r);
             upstreamRequests = Counter.builder().name("portico_upstream_requests")
                     .help("Tries of a request on an upstream server (each retry is another try).")
                     .labelNames("upstream", "server").withoutExemplars().register(r);
@@ -103,7 +103,8 @@ public final class PorticoMetrics implements AutoCloseable {
     private final Families families = new Families(registry);
     private final CounterDataPoint accepted = families.accepted.labelValues();
     private final LongAdder requestsTotal = new LongAdder();
-    private final ConcurrentHashMap<String, LocationMeters> locations = new ConcurrentHashMap<>();
+    /** By virtual host and location label: the locations of two hosts never share a series. */
+    private final ConcurrentHashMap<LocationKey, LocationMeters> locations = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, UpstreamServerMeters> servers = new ConcurrentHashMap<>();
     private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "portico-metrics");
@@ -184,12 +185,19 @@ public final class PorticoMetrics implements AutoCloseable {
         this.caches = zones;
     }
 
-    /** The meters of the location labelled {@code label} (its match: {@code = /x}, {@code ~ re}, {@code /prefix}). */
-    public LocationMeters location(String label) {
-        return locations.computeIfAbsent(label, l -> new LocationMeters(l, families.requests,
-                families.requestDuration.labelValues(l), families.received.labelValues(l),
-                families.sent.labelValues(l), requestsTotal));
+    /**
+     * The meters of the location labelled {@code label} (its match: {@code = /x}, {@code ~ re}, {@code /prefix}) of
+     * the virtual host labelled {@code host} (its first name; "" for the top-level locations and for requests no
+     * host took), so that two hosts' {@code /} are two series.
+     */
+    public LocationMeters location(String host, String label) {
+        return locations.computeIfAbsent(new LocationKey(host, label), k -> new LocationMeters(k.host(), k.label(),
+                families.requests, families.requestDuration.labelValues(k.host(), k.label()),
+                families.received.labelValues(k.host(), k.label()), families.sent.labelValues(k.host(), k.label()),
+                requestsTotal));
     }
+
+    private record LocationKey(String host, String label) {}
 
     /** A client connection was accepted. */
     public void connectionAccepted() {

@@ -10,7 +10,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 
 /**
  * Chooses a request's virtual host, then its location: a host name by hash, then the longest {@code *.} wildcard
@@ -34,9 +34,12 @@ public final class HostRouter {
         return new HostRouter(defaultHost, Map.of(), Map.of());
     }
 
-    /** The hosts that answer on {@code listener} (all of them when it is null), over the default host. */
+    /**
+     * The hosts that answer on {@code listener} (all of them when it is null), over the default host. {@code
+     * responders} gives each location its responder, told the host it belongs to (null: a top-level location).
+     */
     public static HostRouter build(List<LocationConfig> locations, List<HostConfig> hosts, ListenAddress listener,
-            Function<LocationConfig, Responder> responders) {
+            BiFunction<HostConfig, LocationConfig, Responder> responders) {
         Map<String, Router> exact = new HashMap<>();
         Map<String, Router> wildcards = new HashMap<>();
         Router defaultHost = null;
@@ -44,7 +47,7 @@ public final class HostRouter {
             if (listener != null && !host.on(listener)) {
                 continue;
             }
-            Router router = Router.build(host.locations(), responders);
+            Router router = Router.build(host.locations(), location -> responders.apply(host, location));
             if (host.isDefault() && listener != null) {
                 defaultHost = router;
             }
@@ -56,7 +59,7 @@ public final class HostRouter {
                 }
             }
         }
-        return new HostRouter(defaultHost != null ? defaultHost : Router.build(locations, responders),
+        return new HostRouter(defaultHost != null ? defaultHost : Router.build(locations, location -> responders.apply(null, location)),
                 Map.copyOf(exact), Map.copyOf(wildcards));
     }
 

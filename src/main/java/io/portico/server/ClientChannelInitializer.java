@@ -96,7 +96,7 @@ final class ClientChannelInitializer {
 
     /** The meters of requests refused before routing: those of location "". */
     private LocationMeters unrouted() {
-        return parts.metrics().location("");
+        return parts.metrics().location("", "");
     }
 
     void initChannel(Channel ch) {

@@ -2,6 +2,7 @@ package io.portico.server;
 
 import io.netty.channel.EventLoopGroup;
 import io.portico.cache.Caches;
+import io.portico.config.HostConfig;
 import io.portico.config.LocationConfig;
 import io.portico.config.PorticoConfig;
 import io.portico.config.RateLimitZoneConfig;
@@ -54,7 +55,7 @@ final class Targets implements AutoCloseable {
         this.rateLimits = rateLimits;
         this.metrics = metrics;
         this.state = state;
-        this.unrouted = metrics.location("");
+        this.unrouted = metrics.location("", "");
         Map<String, List<UpstreamServer>> upstreams = new LinkedHashMap<>();
         for (UpstreamPool pool : proxies.pools().values()) {
             upstreams.put(pool.name(), pool.servers());
@@ -109,9 +110,13 @@ final class Targets implements AutoCloseable {
         return caches.keptFrom(previous.caches);
     }
 
-    /** The location's responder, behind its allow / deny lists when it has any; its meters are bound here. */
-    Responder responder(LocationConfig location) {
-        locationMeters.put(location, metrics.location(location.match().toString()));
+    /**
+     * The responder of {@code host}'s location (host null: a top-level location), behind its allow / deny lists
+     * when it has any; its meters, labelled by the host's first name and the location's match, are bound here.
+     */
+    Responder responder(HostConfig host, LocationConfig location) {
+        locationMeters.put(location, metrics.location(host == null ? "" : host.names().get(0),
+                location.match().toString()));
         return AccessRules.guard(location, target(location));
     }
 

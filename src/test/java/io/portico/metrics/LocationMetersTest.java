@@ -23,13 +23,13 @@ class LocationMetersTest {
 
     private static double requests(Map<String, Double> samples, String method, int code) {
         return samples.getOrDefault(
-                "portico_http_requests_total{code=\"" + code + "\",location=\"/a/\",method=\"" + method + "\"}", 0.0);
+                "portico_http_requests_total{code=\"" + code + "\",host=\"\",location=\"/a/\",method=\"" + method + "\"}", 0.0);
     }
 
     @Test
     void holdsACounterOnlyForThePairsAnswered() {
         PorticoMetrics metrics = new PorticoMetrics();
-        LocationMeters meters = metrics.location("/a/");
+        LocationMeters meters = metrics.location("", "/a/");
         assertThat(meters.pairsAnswered()).isZero();
         for (int i = 0; i < 100; i++) {
             meters.answered(HttpMethod.GET, 200, 1_000, 10);
@@ -44,7 +44,7 @@ class LocationMetersTest {
     @Test
     void everyPairHasItsOwnCounterWhenAnUpstreamAnswersWithEveryStatus() {
         PorticoMetrics metrics = new PorticoMetrics();
-        LocationMeters meters = metrics.location("/a/");
+        LocationMeters meters = metrics.location("", "/a/");
         // each pair answered code % 3 + 1 times, in an order that interleaves the table's growth with its lookups
         for (int round = 0; round < 3; round++) {
             for (int code = 100; code <= 599; code++) {
@@ -67,7 +67,7 @@ class LocationMetersTest {
     @Test
     void aStatusOutsideTheRangeCountsAs599() {
         PorticoMetrics metrics = new PorticoMetrics();
-        LocationMeters meters = metrics.location("/a/");
+        LocationMeters meters = metrics.location("", "/a/");
         meters.answered(HttpMethod.GET, 99, 1_000, 0);
         meters.answered(HttpMethod.GET, 600, 1_000, 0);
         assertThat(meters.pairsAnswered()).isEqualTo(1);

@@ -101,25 +101,25 @@ class MetricFamiliesTest {
             assertThat(http.send("BREW /app/ HTTP/1.1\r\nHost: t\r\n\r\n").read().status()).isEqualTo(200);
         }
         Scrape after = scrape();
-        assertThat(moved(before, after, "portico_http_requests_total{location=\"/files/\",method=\"GET\",code=\"200\"}"))
+        assertThat(moved(before, after, "portico_http_requests_total{host=\"\",location=\"/files/\",method=\"GET\",code=\"200\"}"))
                 .isEqualTo(2);
-        assertThat(moved(before, after, "portico_http_requests_total{location=\"/files/\",method=\"GET\",code=\"404\"}"))
+        assertThat(moved(before, after, "portico_http_requests_total{host=\"\",location=\"/files/\",method=\"GET\",code=\"404\"}"))
                 .isEqualTo(1);
-        assertThat(moved(before, after, "portico_http_requests_total{location=\"\",method=\"GET\",code=\"404\"}"))
+        assertThat(moved(before, after, "portico_http_requests_total{host=\"\",location=\"\",method=\"GET\",code=\"404\"}"))
                 .as("no location took it").isEqualTo(1);
-        assertThat(moved(before, after, "portico_http_requests_total{location=\"/app/\",method=\"POST\",code=\"200\"}"))
+        assertThat(moved(before, after, "portico_http_requests_total{host=\"\",location=\"/app/\",method=\"POST\",code=\"200\"}"))
                 .isEqualTo(1);
-        assertThat(moved(before, after, "portico_http_requests_total{location=\"/app/\",method=\"OTHER\",code=\"200\"}"))
+        assertThat(moved(before, after, "portico_http_requests_total{host=\"\",location=\"/app/\",method=\"OTHER\",code=\"200\"}"))
                 .as("an unknown method is OTHER").isEqualTo(1);
-        assertThat(moved(before, after, "portico_http_request_duration_seconds_count{location=\"/files/\"}"))
+        assertThat(moved(before, after, "portico_http_request_duration_seconds_count{host=\"\",location=\"/files/\"}"))
                 .isEqualTo(3);
         assertThat(moved(before, after,
-                "portico_http_request_duration_seconds_bucket{location=\"/files/\",le=\"+Inf\"}")).isEqualTo(3);
-        assertThat(moved(before, after, "portico_http_request_duration_seconds_sum{location=\"/files/\"}"))
+                "portico_http_request_duration_seconds_bucket{host=\"\",location=\"/files/\",le=\"+Inf\"}")).isEqualTo(3);
+        assertThat(moved(before, after, "portico_http_request_duration_seconds_sum{host=\"\",location=\"/files/\"}"))
                 .isPositive();
-        assertThat(moved(before, after, "portico_http_sent_bytes_total{location=\"/files/\"}"))
+        assertThat(moved(before, after, "portico_http_sent_bytes_total{host=\"\",location=\"/files/\"}"))
                 .isGreaterThanOrEqualTo(2 * BODY.length());
-        assertThat(moved(before, after, "portico_http_received_bytes_total{location=\"/app/\"}")).isEqualTo(5);
+        assertThat(moved(before, after, "portico_http_received_bytes_total{host=\"\",location=\"/app/\"}")).isEqualTo(5);
         assertThat(moved(before, after, "portico_static_cache_hits_total")).isGreaterThanOrEqualTo(1);
         assertThat(moved(before, after, "portico_static_cache_misses_total")).isGreaterThanOrEqualTo(1);
         assertThat(moved(before, after, "portico_static_cache_hit_bytes_total")).isGreaterThanOrEqualTo(BODY.length());

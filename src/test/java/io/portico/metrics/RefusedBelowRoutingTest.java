@@ -27,7 +27,7 @@ class RefusedBelowRoutingTest {
     private static double count(Scrape s, int code) {
         return s.samples().entrySet().stream()
                 .filter(e -> e.getKey().startsWith(
-                        "portico_http_requests_total{code=\"" + code + "\",location=\"\","))
+                        "portico_http_requests_total{code=\"" + code + "\",host=\"\",location=\"\","))
                 .mapToDouble(java.util.Map.Entry::getValue).sum();
     }
 

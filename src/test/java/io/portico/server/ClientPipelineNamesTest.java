@@ -36,7 +36,7 @@ class ClientPipelineNamesTest {
 
     private static List<String> names(PorticoConfig config, RateLimits limits) throws Exception {
         EmbeddedChannel channel = new EmbeddedChannel(Pipelines.initializer(config,
-                HostRouter.of(Router.build(config.locations(), l -> null)), limits, l -> METRICS.location(""),
+                HostRouter.of(Router.build(config.locations(), l -> null)), limits, l -> METRICS.location("", ""),
                 METRICS));
         try {
             return channel.pipeline().names().stream().filter(n -> !n.contains("TailContext")).toList();

@@ -69,7 +69,7 @@ class ExchangeEventsTest {
         PorticoMetrics metrics = new PorticoMetrics();
         Router router = Router.build(config.locations(),
                 location -> new ReturnResponder((TargetConfig.Return) location.target()));
-        ChannelHandler server = Pipelines.initializer(config, HostRouter.of(router), null, l -> metrics.location(""),
+        ChannelHandler server = Pipelines.initializer(config, HostRouter.of(router), null, l -> metrics.location("", ""),
                 metrics);
         Recorder recorder = new Recorder();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, TestTransport.of(false).ioHandlerFactory());

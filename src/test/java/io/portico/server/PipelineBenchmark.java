@@ -90,7 +90,7 @@ public class PipelineBenchmark {
         unused = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         metrics = new io.portico.metrics.PorticoMetrics();
         targets = Targets.start(config, unused, metrics, new ServerState(), null);
-        Router router = Router.build(config.locations(), targets::responder);
+        Router router = Router.build(config.locations(), location -> targets.responder(null, location));
         io.netty.channel.ChannelHandler initializer = Pipelines.initializer(config, HostRouter.of(router),
                 targets.rateLimits(), targets::meters, metrics);
         channel = new LoopbackEmbeddedChannel();

@@ -146,7 +146,7 @@ class RealPipelineProxyTest {
                     return io.netty.handler.codec.http.HttpContent::release;
                 });
         io.netty.channel.ChannelHandler init = Pipelines.initializer(config, HostRouter.of(router), null,
-                l -> metrics.location(""), metrics);
+                l -> metrics.location("", ""), metrics);
         Channel server = new ServerBootstrap().group(group).channel(transport.serverChannel()).childHandler(init)
                 .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
         open.add(() -> server.close().syncUninterruptibly());
