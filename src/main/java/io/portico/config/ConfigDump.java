@@ -52,6 +52,7 @@ public final class ConfigDump {
         d.kv("max-size", s.cacheMaxSize());
         d.kv("max-file-size", s.cacheMaxFileSize());
         d.kv("revalidate", dur(s.revalidate()));
+        d.kv("sendfile-from", s.cacheSendfileFrom());
         d.close();
         d.kv("follow-symlinks", enumName(s.followSymlinks()));
         d.kv("media-types", map(s.mediaTypes()));

@@ -196,6 +196,7 @@ public final class ConfigLoader {
         long maxSize = cache.bytes("max-size", 0, Long.MAX_VALUE);
         long maxFileSize = cache.bytes("max-file-size", 0, Integer.MAX_VALUE);
         Duration revalidate = cache.duration("revalidate", Duration.ZERO);
+        long sendfileFrom = cache.bytes("sendfile-from", 0, Long.MAX_VALUE);
         cache.finish();
         StaticConfig.FollowSymlinks follow =
                 n.enumValue("follow-symlinks", StaticConfig.FollowSymlinks.class,
@@ -211,7 +212,7 @@ public final class ConfigLoader {
             }
         });
         n.finish();
-        return new StaticConfig(maxSize, maxFileSize, revalidate, follow, Map.copyOf(mediaTypes));
+        return new StaticConfig(maxSize, maxFileSize, revalidate, follow, Map.copyOf(mediaTypes), sendfileFrom);
     }
 
     static List<Cidr> readCidrs(Node root, String key) {

@@ -7,6 +7,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.FileRegion;
 import io.portico.compress.ResponseCompression;
 import io.portico.config.CompressionConfig;
 import io.portico.config.CompressionConfig.Coding;
@@ -21,6 +22,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.LongAdder;
@@ -36,6 +38,11 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class FileCache {
     private static final long MAX_META_ENTRIES = 65_536;
+    /**
+     * Descriptors kept open for sendfile, at most (nginx's {@code open_file_cache max=}); the least used is closed
+     * first, once its last response is out.
+     */
+    private static final long MAX_OPEN_FILES = 1_024;
 
     /**
      * The key of a metadata entry: a location directory and a path the resolver validated below it. A string, so
@@ -62,8 +69,14 @@ final class FileCache {
 
     /** Bytes by {@link ContentKey} (a file's) or {@link CompressedKey} (a compressed variant's), weighed as held. */
     private final Cache<Object, ByteBuf> content;
+    /**
+     * Open descriptors of the files sent by sendfile ({@code sendfile-from} and up), by {@link ContentKey}: a changed
+     * file is another key, whose descriptor is opened anew; the old one closes when its last response is out.
+     */
+    private final Cache<ContentKey, OpenFile> descriptors;
     private final Executor executor;
     private final long maxFileSize;
+    private final long sendfileFrom;
     private final FollowSymlinks followSymlinks;
     private final MediaTypes mediaTypes;
     private final Ticker ticker;
@@ -82,6 +95,7 @@ final class FileCache {
         this.mediaTypes = mediaTypes;
         this.executor = executor;
         this.maxFileSize = config.cacheMaxFileSize();
+        this.sendfileFrom = config.cacheSendfileFrom();
         this.followSymlinks = config.followSymlinks();
         this.ticker = ticker;
         this.memoNanos = config.revalidate().toNanos() / 2;
@@ -128,6 +142,58 @@ final class FileCache {
                 .maximumWeight(config.cacheMaxSize())
                 .<Object, ByteBuf>weigher((key, buf) -> buf.readableBytes())
                 .build();
+        this.descriptors = Caffeine.newBuilder()
+                .executor(executor)
+                .ticker(ticker)
+                .maximumSize(MAX_OPEN_FILES)
+                // a key not asked for within two revalidate periods is a file nobody reads or one that changed
+                .expireAfterAccess(config.revalidate().isZero() ? Duration.ofSeconds(1)
+                        : config.revalidate().multipliedBy(2))
+                .<ContentKey, OpenFile>removalListener((key, file, cause) -> {
+                    if (file != null) {
+                        file.release(); // the cache's count: closed now, or when its last region is out
+                    }
+                })
+                .build();
+    }
+
+    /** Whether {@code file} goes out by sendfile from a kept descriptor where the connection can sendfile. */
+    boolean sendsFromDescriptor(FileMeta file) {
+        return file.size() >= sendfileFrom;
+    }
+
+    /**
+     * A region of {@code file} over its kept descriptor, counted for the caller (Netty releases it once written),
+     * or null when no descriptor is open for it: then {@link #openDescriptor}.
+     */
+    FileRegion cachedRegion(FileMeta file, long start, long length) {
+        OpenFile open = descriptors.getIfPresent(new ContentKey(file.real(), file.mtimeMillis(), file.size()));
+        return open == null ? null : open.region(start, length);
+    }
+
+    /**
+     * Opens {@code file}'s descriptor off the caller's thread and keeps it (one descriptor per file, however many
+     * ask at once), then a region of it as {@link #cachedRegion}. Fails as {@link #open} does when the file is no
+     * longer what its metadata says.
+     */
+    CompletableFuture<FileRegion> openDescriptor(FileMeta file, long start, long length) {
+        ContentKey key = new ContentKey(file.real(), file.mtimeMillis(), file.size());
+        return CompletableFuture.supplyAsync(() -> {
+            for (;;) {
+                OpenFile open = descriptors.get(key, k -> new OpenFile(openChecked(file)));
+                FileRegion region = open.region(start, length);
+                if (region != null) {
+                    return region;
+                }
+                descriptors.asMap().remove(key, open); // dropped and closed meanwhile: open it again
+            }
+        }, executor);
+    }
+
+    /** Closes the kept descriptors (each once its last response is out): the cache is no longer used. */
+    void close() {
+        descriptors.invalidateAll();
+        descriptors.cleanUp();
     }
 
     CacheFigures figures() {
@@ -215,18 +281,21 @@ final class FileCache {
 
     /** Opens a large file off the caller's thread; the caller owns the channel and must close it on every path. */
     CompletableFuture<FileChannel> open(FileMeta file) {
-        return CompletableFuture.supplyAsync(() -> {
-            try {
-                FileChannel channel = openReal(file);
-                if (channel.size() < file.size()) {
-                    channel.close();
-                    throw new FileChangedException(file.real());
-                }
-                return channel;
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+        return CompletableFuture.supplyAsync(() -> openChecked(file), executor);
+    }
+
+    /** The file opened, refused (as changed) when it is shorter than its metadata says; on the executor. */
+    private static FileChannel openChecked(FileMeta file) {
+        try {
+            FileChannel channel = openReal(file);
+            if (channel.size() < file.size()) {
+                channel.close();
+                throw new FileChangedException(file.real());
             }
-        }, executor);
+            return channel;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /**

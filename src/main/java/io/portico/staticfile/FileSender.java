@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.DefaultFileRegion;
+import io.netty.channel.FileRegion;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpResponse;
@@ -81,6 +82,16 @@ final class FileSender {
             entityHeaders(response.headers(), representation, start, length, partial);
             exchange.answering();
             channel.writeAndFlush(response, channel.voidPromise());
+        } else if (cache.sendsFromDescriptor(file) && sendfileAlways(exchange)) {
+            FileRegion region = cache.cachedRegion(file, start, length);
+            if (region != null) {
+                // the common case for a file sent before: no open, no stat, no hop to the file executor
+                sendRegion(exchange, representation, region, status, start, length, partial);
+                return;
+            }
+            exchange.await(cache.openDescriptor(file, start, length),
+                    opened -> sendRegion(exchange, representation, opened, status, start, length, partial),
+                    failure -> exchange.retry(representation, failure), FileRegion::release);
         } else if (cache.fitsInMemory(file) && !partial && compressed(exchange, representation, status, length)) {
             return; // a compressed variant from the cache is on its way
         } else if (cache.fitsInMemory(file)) {
@@ -112,6 +123,42 @@ final class FileSender {
                     done.addListener(written -> TcpCork.off(channel));
                 }
             }, failure -> exchange.retry(representation, failure), FileSender::close);
+        }
+    }
+
+    /**
+     * Whether a file sent now would go out by sendfile whatever the response: the connection can sendfile and the
+     * location compresses nothing (the compression stage decides only when the head goes by, and a region cannot
+     * be compressed; a compressing location's files take the memory or per-response paths, as before).
+     */
+    private static boolean sendfileAlways(StaticExchange exchange) {
+        if (!exchange.client().sendfile()) {
+            return false;
+        }
+        io.portico.route.Route route = exchange.client().route();
+        return route == null || !route.location().compression().enabled();
+    }
+
+    /** The head, then a region of the kept descriptor (the region is ours until written), corked as a large file. */
+    private void sendRegion(StaticExchange exchange, Representation representation, FileRegion region,
+            HttpResponseStatus status, long start, long length, boolean partial) {
+        HttpResponse response;
+        try {
+            response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, status, HEADERS);
+            entityHeaders(response.headers(), representation, start, length, partial);
+        } catch (RuntimeException e) {
+            region.release(); // not yet written: ours to give back
+            throw e;
+        }
+        exchange.answering();
+        Channel channel = exchange.client().channel();
+        boolean corked = TcpCork.on(channel);
+        channel.write(response, channel.voidPromise());
+        channel.write(region, channel.voidPromise());
+        if (corked) {
+            channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener(written -> TcpCork.off(channel));
+        } else {
+            channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT, channel.voidPromise());
         }
     }
 

@@ -59,6 +59,7 @@ public final class StaticFiles implements AutoCloseable {
 
     @Override
     public void close() {
+        cache.close();
         if (owned != null) {
             owned.shutdown();
         }

@@ -33,7 +33,7 @@ class FileCacheTest {
     @BeforeEach
     void setUp() throws IOException {
         StaticConfig config = new StaticConfig(64 << 20, 256 * 1024, Duration.ofSeconds(1),
-                StaticConfig.FollowSymlinks.INSIDE_ROOT, Map.of());
+                StaticConfig.FollowSymlinks.INSIDE_ROOT, Map.of(), 64 << 10);
         cache = new FileCache(config, new MediaTypes(Map.of()), tasks::add, nanos::get);
         root = site.toRealPath();
         Files.writeString(root.resolve("a.txt"), "hello");

@@ -57,7 +57,7 @@ final class Harness implements AutoCloseable {
 
     Harness(long cacheMaxFileSize, StaticConfig.FollowSymlinks symlinks, Duration revalidate) {
         StaticConfig config = new StaticConfig(
-                64 << 20, cacheMaxFileSize, revalidate, symlinks, Map.of("thing", "text/x-thing"));
+                64 << 20, cacheMaxFileSize, revalidate, symlinks, Map.of("thing", "text/x-thing"), 64 << 10);
         files = StaticFiles.create(config, executor, nanos::get, Clock.fixed(NOW, ZoneOffset.UTC));
     }
 

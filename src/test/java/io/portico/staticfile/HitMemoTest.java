@@ -39,7 +39,7 @@ class HitMemoTest {
 
     private FileCache cache(Duration revalidate) {
         StaticConfig config = new StaticConfig(64 << 20, 256 * 1024, revalidate,
-                StaticConfig.FollowSymlinks.INSIDE_ROOT, Map.of());
+                StaticConfig.FollowSymlinks.INSIDE_ROOT, Map.of(), 64 << 10);
         return new FileCache(config, new MediaTypes(Map.of()), tasks::add, nanos::get);
     }
 

@@ -62,7 +62,7 @@ public class StaticHitBenchmark {
         dir = Files.createTempDirectory("static-bench");
         Files.write(dir.resolve("1k.txt"), new byte[1024]);
         StaticConfig config = new StaticConfig(64 << 20, 256 << 10, Duration.ofHours(1),
-                StaticConfig.FollowSymlinks.INSIDE_ROOT, Map.of());
+                StaticConfig.FollowSymlinks.INSIDE_ROOT, Map.of(), 64 << 10);
         TargetConfig.Static target = new TargetConfig.Static(dir, true, List.of("index.html"), List.of(), false,
                 Optional.empty(), Optional.empty(), false, false);
         files = StaticFiles.create(config, Runnable::run, System::nanoTime, java.time.Clock.systemUTC());
