@@ -1,5 +1,7 @@
 package io.portico.proxy;
 
+import io.portico.testing.RawHttp;
+import io.portico.testing.Response;
 import static io.portico.proxy.TestConfigs.server;
 import static io.portico.proxy.TestConfigs.upstream;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -17,7 +19,7 @@ class ForwardedHeaderTest {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
                 ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
                         TestConfigs.target(true, true), 1 << 20, 1, false);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             proxy.trusted = trusted;
             client.send("GET / HTTP/1.1\r\nHost: front.test\r\n" + headers + "\r\n");
             assertThat(client.read().status()).isEqualTo(200);

@@ -1,5 +1,7 @@
 package io.portico.proxy;
 
+import io.portico.testing.RawHttp;
+import io.portico.testing.Response;
 import io.portico.testing.RefusedPort;
 import static io.portico.proxy.TestConfigs.server;
 import static io.portico.proxy.TestConfigs.target;
@@ -40,9 +42,9 @@ class ProxyForwardingTest {
                 });
                 ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true),
                         1 << 20, loops, epoll);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             for (int i = 0; i < 20; i++) {
-                TestClient.Response r = client.get("/p/" + i + "?q=1");
+                Response r = client.get("/p/" + i + "?q=1");
                 assertThat(r.status()).isEqualTo(200);
                 assertThat(r.text()).isEqualTo("hello /p/" + i + "?q=1");
             }
@@ -58,7 +60,7 @@ class ProxyForwardingTest {
     void connectionRefusedIs502(int loops, boolean epoll) throws Exception {
         UpstreamConfig u = TestConfigs.withRetries(upstream(List.of(server(closedPort()))), 0);
         try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 1 << 20, loops, epoll);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             assertThat(client.get("/").status()).isEqualTo(502);
             assertThat(proxy.logs.peek().note()).isEqualTo("upstream_error=\"connect refused\"");
             assertThat(proxy.logs.peek().upstream()).startsWith("127.0.0.1:");
@@ -82,7 +84,7 @@ class ProxyForwardingTest {
                 ProxyHarness proxy = new ProxyHarness(
                         TestConfigs.withReadTimeout(upstream(List.of(server(app.port()))), Duration.ofMillis(200)),
                         target(true, true), 1 << 20, loops, epoll);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             assertThat(client.get("/slow").status()).isEqualTo(504);
             assertThat(proxy.logs.peek().note()).contains("timed out");
         } finally {
@@ -100,7 +102,7 @@ class ProxyForwardingTest {
                 });
                 ProxyHarness proxy = new ProxyHarness(TestConfigs.withRetries(upstream(List.of(server(app.port()))), 0),
                         target(true, true), 1 << 20, loops, epoll);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             assertThat(client.get("/").status()).isEqualTo(502);
             assertThat(proxy.logs.peek().note()).contains("malformed");
         }
@@ -117,7 +119,7 @@ class ProxyForwardingTest {
                 });
                 ProxyHarness proxy = new ProxyHarness(TestConfigs.withRetries(upstream(List.of(server(app.port()))), 0),
                         target(true, true), 1 << 20, loops, epoll);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             assertThat(client.get("/").status()).isEqualTo(502);
         }
     }
@@ -132,7 +134,7 @@ class ProxyForwardingTest {
                 });
                 ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true),
                         1 << 20, loops, epoll);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             for (int i = 0; i < 5; i++) {
                 assertThat(client.get("/").status()).isEqualTo(200);
             }
@@ -154,7 +156,7 @@ class ProxyForwardingTest {
                 });
                 ProxyHarness proxy = new ProxyHarness(TestConfigs.withRetries(upstream(List.of(server(app.port()))), 0),
                         target(false, true), 1 << 20, loops, epoll);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             assertThat(client.get("/a").status()).isEqualTo(200);
             assertThat(client.get("/b").status()).isEqualTo(200);
             assertThat(app.connections.get()).isEqualTo(2);
@@ -172,9 +174,9 @@ class ProxyForwardingTest {
                 ProxyHarness proxy = new ProxyHarness(
                         TestConfigs.withRetries(upstream(List.of(server(closedPort()), server(app.port()))), 1),
                         target(true, true), 1 << 20, loops, epoll);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             for (int i = 0; i < 4; i++) {
-                TestClient.Response r = client.get("/");
+                Response r = client.get("/");
                 assertThat(r.status()).isEqualTo(200);
                 assertThat(r.text()).isEqualTo("second");
             }
@@ -189,15 +191,15 @@ class ProxyForwardingTest {
                 ProxyHarness proxy = new ProxyHarness(
                         TestConfigs.withRetries(upstream(List.of(server(dropper.port()), server(good.port()))), 1),
                         target(true, true), 1 << 20, loops, epoll);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             // Round-robin starts at the dropper for the first request.
             client.send("POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc");
             assertThat(client.read().status()).isEqualTo(502);
             assertThat(dropper.requests).hasSize(1);
             assertThat(good.requests).isEmpty();
             // The GET that hits the dropper next is retried on the good server.
-            TestClient.Response a = client.get("/g1");
-            TestClient.Response b = client.get("/g2");
+            Response a = client.get("/g1");
+            Response b = client.get("/g2");
             assertThat(List.of(a.status(), b.status())).containsOnly(200);
             await().until(() -> good.requests.size() == 2);
         }
@@ -208,18 +210,18 @@ class ProxyForwardingTest {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
                 ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true),
                         1 << 20, 3, false)) {
-            List<TestClient> clients = new java.util.ArrayList<>();
+            List<RawHttp> clients = new java.util.ArrayList<>();
             try {
                 for (int i = 0; i < 6; i++) {
-                    clients.add(new TestClient(proxy.port()));
+                    clients.add(new RawHttp(proxy.port()));
                 }
                 for (int round = 0; round < 5; round++) {
-                    for (TestClient c : clients) {
+                    for (RawHttp c : clients) {
                         assertThat(c.get("/").status()).isEqualTo(200);
                     }
                 }
             } finally {
-                for (TestClient c : clients) {
+                for (RawHttp c : clients) {
                     c.close();
                 }
             }

@@ -1,5 +1,7 @@
 package io.portico.proxy;
 
+import io.portico.testing.RawHttp;
+import io.portico.testing.Response;
 import static io.portico.proxy.TestConfigs.server;
 import static io.portico.proxy.TestConfigs.target;
 import static io.portico.proxy.TestConfigs.upstream;
@@ -35,9 +37,9 @@ class ProxyPoolTest {
                 ProxyHarness proxy = new ProxyHarness(
                         TestConfigs.withLimit(upstream(List.of(server(app.port()))), 1, 1, Duration.ofMillis(300)),
                         target(true, true), 1 << 20, 2, true);
-                TestClient a = new TestClient(proxy.port());
-                TestClient b = new TestClient(proxy.port());
-                TestClient c = new TestClient(proxy.port())) {
+                RawHttp a = new RawHttp(proxy.port());
+                RawHttp b = new RawHttp(proxy.port());
+                RawHttp c = new RawHttp(proxy.port())) {
             a.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n");
             await().until(() -> app.requests.size() == 1);
             b.send("GET /queued HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -77,12 +79,12 @@ class ProxyPoolTest {
                         TestConfigs.withLimit(upstream(List.of(server(heavy.port(), 3), server(light.port(), 1))),
                                 1, 0, Duration.ofMillis(300)),
                         target(true, true), 1 << 20, 1, true);
-                TestClient a = new TestClient(proxy.port());
-                TestClient b = new TestClient(proxy.port())) {
+                RawHttp a = new RawHttp(proxy.port());
+                RawHttp b = new RawHttp(proxy.port())) {
             a.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n");
             await().until(() -> heavy.requests.size() == 1);
             for (int i = 0; i < 3; i++) {
-                TestClient.Response r = b.get("/" + i);
+                Response r = b.get("/" + i);
                 assertThat(r.status()).isEqualTo(200);
                 assertThat(r.text()).isEqualTo("light");
             }
@@ -105,7 +107,7 @@ class ProxyPoolTest {
             UpstreamConfig u = TestConfigs.withHealth(upstream(List.of(server(a.port()), server(b.port()))),
                     new HealthCheckConfig("/health", Duration.ofMillis(50), Duration.ofSeconds(1), 2, 1, 200, 399));
             try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 1 << 20, 1, true);
-                    TestClient client = new TestClient(proxy.port())) {
+                    RawHttp client = new RawHttp(proxy.port())) {
                 UpstreamServer serverA = proxy.proxies.pool("app").servers().get(0);
                 await().until(() -> !serverA.checkedUp());
                 for (int i = 0; i < 6; i++) {
@@ -137,7 +139,7 @@ class ProxyPoolTest {
                     1, 1, Duration.ofSeconds(30), false);
             UpstreamConfig u = TestConfigs.withRetries(upstream(List.of(deadServer, server(good.port()))), 1);
             try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 1 << 20, 1, true);
-                    TestClient client = new TestClient(proxy.port())) {
+                    RawHttp client = new RawHttp(proxy.port())) {
                 UpstreamServer down = proxy.proxies.pool("app").servers().get(0);
                 assertThat(client.get("/").text()).isEqualTo("good"); // dead refused, retried on good
                 assertThat(down.available()).isFalse();
@@ -162,15 +164,14 @@ class ProxyPoolTest {
                     base.keepalive(), base.keepaliveTimeout(), 0, 0, base.queueTimeout(), base.connectTimeout(),
                     Duration.ofMillis(300), base.readTimeout(), 0, base.healthCheck(), 16 * 1024, 100);
             try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 64L << 20, 1, true);
-                    TestClient client = new TestClient(proxy.port())) {
+                    RawHttp client = new RawHttp(proxy.port())) {
                 int size = 24 << 20;
                 client.send("PUT /big HTTP/1.1\r\nHost: x\r\nContent-Length: " + size + "\r\n\r\n");
                 byte[] chunk = new byte[1 << 20];
                 for (int i = 0; i < 24; i++) {
-                    client.out.write(chunk);
+                    client.send(chunk);
                 }
-                client.out.flush();
-                TestClient.Response r = client.read();
+                Response r = client.read();
                 assertThat(r.status()).isEqualTo(504);
                 assertThat(proxy.logs.peek().note()).contains("send timed out");
             }
@@ -185,7 +186,7 @@ class ProxyPoolTest {
             UpstreamConfig u = TestConfigs.withHealth(upstream(List.of(server(port))),
                     new HealthCheckConfig("/health", Duration.ofMillis(50), Duration.ofMillis(100), 1, 2, 200, 299));
             try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 1 << 20, 1, true);
-                    TestClient client = new TestClient(proxy.port())) {
+                    RawHttp client = new RawHttp(proxy.port())) {
                 UpstreamServer s = proxy.proxies.pool("app").servers().get(0);
                 await().until(() -> !s.checkedUp());
                 // The only server is down and there is no backup: 502 at once.

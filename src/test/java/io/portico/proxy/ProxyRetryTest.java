@@ -1,5 +1,7 @@
 package io.portico.proxy;
 
+import io.portico.testing.RawHttp;
+import io.portico.testing.Response;
 import static io.portico.proxy.TestConfigs.failingAfter;
 import static io.portico.proxy.TestConfigs.server;
 import static io.portico.proxy.TestConfigs.target;
@@ -54,7 +56,7 @@ class ProxyRetryTest {
         try (UnansweredPort nowhere = new UnansweredPort();
                 ProxyHarness proxy = new ProxyHarness(pool(0, failingAfter(nowhere.port(), 1)), target(true, true),
                         1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             assertThat(client.get("/").status()).isEqualTo(504);
             assertThat(proxy.logs.peek().note()).isEqualTo("upstream_error=\"connect timed out\"");
             assertThat(proxy.logs.peek().upstreamNanos()).isGreaterThanOrEqualTo(SHORT.toNanos() / 2);
@@ -71,10 +73,10 @@ class ProxyRetryTest {
                 TestUpstream good = new TestUpstream(TestUpstream.ok("good"));
                 ProxyHarness proxy = new ProxyHarness(pool(1, failingAfter(nowhere.port(), 1), server(good.port())),
                         target(true, true), 1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             // Round-robin picks the first server first: nothing reached it, so the POST may go on.
             client.send("POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc");
-            TestClient.Response r = client.read();
+            Response r = client.read();
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.text()).isEqualTo("good");
             assertThat(good.requests).singleElement()
@@ -89,8 +91,8 @@ class ProxyRetryTest {
                 TestUpstream good = new TestUpstream(TestUpstream.ok("good"));
                 ProxyHarness proxy = new ProxyHarness(pool(1, failingAfter(stalls.port(), 1), server(good.port())),
                         target(true, true), 1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
-            TestClient.Response r = client.get("/g");
+                RawHttp client = new RawHttp(proxy.port())) {
+            Response r = client.get("/g");
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.text()).isEqualTo("good");
             assertThat(stalls.requests).extracting(TestUpstream.Request::uri).containsExactly("/g");
@@ -105,7 +107,7 @@ class ProxyRetryTest {
                 TestUpstream good = new TestUpstream(TestUpstream.ok("good"));
                 ProxyHarness proxy = new ProxyHarness(pool(1, failingAfter(stalls.port(), 1), server(good.port())),
                         target(true, true), 1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             client.send("POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc");
             assertThat(client.read().status()).isEqualTo(504);
             assertThat(proxy.logs.peek().note()).contains("read timed out");
@@ -121,7 +123,7 @@ class ProxyRetryTest {
                 TestUpstream good = new TestUpstream(TestUpstream.ok("good"));
                 ProxyHarness proxy = new ProxyHarness(pool(0, server(stalls.port()), server(good.port())),
                         target(true, true), 1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             assertThat(client.get("/g").status()).isEqualTo(504);
             assertThat(good.requests).isEmpty();
         }

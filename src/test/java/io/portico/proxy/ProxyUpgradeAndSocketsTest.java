@@ -1,5 +1,7 @@
 package io.portico.proxy;
 
+import io.portico.testing.RawHttp;
+import io.portico.testing.Response;
 import static io.portico.proxy.TestConfigs.server;
 import static io.portico.proxy.TestConfigs.target;
 import static io.portico.proxy.TestConfigs.upstream;
@@ -45,16 +47,16 @@ class ProxyUpgradeAndSocketsTest {
                 });
                 ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true),
                         1 << 20, 2, true);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             client.send("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                     + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
-            TestClient.Response head = client.readHead();
+            Response head = client.readHead();
             assertThat(head.status()).isEqualTo(101);
             assertThat(head.header("upgrade")).isEqualTo("websocket");
             assertThat(head.header("sec-websocket-accept")).isEqualTo("s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
             for (String frame : List.of("\u0081\u0005hello", "GET / HTTP/1.1\r\n\r\n", "x".repeat(100_000))) {
                 client.send(frame);
-                byte[] echoed = client.in.readNBytes(frame.length());
+                byte[] echoed = client.input().readNBytes(frame.length());
                 assertThat(new String(echoed, StandardCharsets.ISO_8859_1)).isEqualTo(frame);
             }
             client.close();
@@ -84,8 +86,8 @@ class ProxyUpgradeAndSocketsTest {
                 ProxyHarness proxy = new ProxyHarness(
                         TestConfigs.withLimit(upstream(List.of(server(app.port()))), 1, 0, Duration.ofMillis(100)),
                         target(true, true), 1 << 20, 1, true);
-                TestClient ws = new TestClient(proxy.port());
-                TestClient plain = new TestClient(proxy.port())) {
+                RawHttp ws = new RawHttp(proxy.port());
+                RawHttp plain = new RawHttp(proxy.port())) {
             io.portico.upstream.UpstreamServer s = proxy.proxies.pool("app").servers().get(0);
             ws.send("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n");
             assertThat(ws.readHead().status()).isEqualTo(101);
@@ -94,8 +96,8 @@ class ProxyUpgradeAndSocketsTest {
             ws.close();
             assertThat(upstreamSawClose.await(5, TimeUnit.SECONDS)).isTrue();
             await().until(() -> s.active() == 0);
-            try (TestClient again = new TestClient(proxy.port())) { // the 503 closed the first one
-                TestClient.Response r = again.get("/");
+            try (RawHttp again = new RawHttp(proxy.port())) { // the 503 closed the first one
+                Response r = again.get("/");
                 assertThat(r.status()).isEqualTo(200);
                 assertThat(r.text()).isEqualTo("plain");
             }
@@ -110,9 +112,9 @@ class ProxyUpgradeAndSocketsTest {
             UpstreamServerConfig unix = new UpstreamServerConfig(new UpstreamAddress.Unix(socket), 1, 0,
                     Duration.ofSeconds(1), false);
             try (ProxyHarness proxy = new ProxyHarness(upstream(List.of(unix)), target(true, true), 1 << 20, 1, true);
-                    TestClient client = new TestClient(proxy.port())) {
+                    RawHttp client = new RawHttp(proxy.port())) {
                 for (int i = 0; i < 3; i++) {
-                    TestClient.Response r = client.get("/u");
+                    Response r = client.get("/u");
                     assertThat(r.status()).isEqualTo(200);
                     assertThat(r.text()).isEqualTo("over unix");
                 }
@@ -140,14 +142,14 @@ class ProxyUpgradeAndSocketsTest {
                 });
                 ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false),
                         1 << 20, 1, true)) {
-            TestClient client = new TestClient(proxy.port());
+            RawHttp client = new RawHttp(proxy.port());
             client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
             assertThat(client.readHead().status()).isEqualTo(200);
             client.close();
             assertThat(upstreamGone.await(5, TimeUnit.SECONDS)).isTrue();
             // The connection was not pooled: a new request opens a new one.
             app.script = TestUpstream.ok("again");
-            try (TestClient next = new TestClient(proxy.port())) {
+            try (RawHttp next = new RawHttp(proxy.port())) {
                 assertThat(next.get("/").text()).isEqualTo("again");
             }
             await().until(() -> app.connections.get() == 2);
@@ -174,7 +176,7 @@ class ProxyUpgradeAndSocketsTest {
                     u.sendTimeout(), u.readTimeout(), u.retries(), u.healthCheck(), u.proxyMaxHeaderSize(),
                     u.proxyMaxHeaderCount());
             try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 1 << 20, 1, true);
-                    TestClient client = new TestClient(proxy.port())) {
+                    RawHttp client = new RawHttp(proxy.port())) {
                 assertThat(client.get("/").status()).isEqualTo(200);
                 await().atMost(Duration.ofSeconds(5)).until(() -> app.closedConnections.get() == 1);
                 assertThat(client.get("/").status()).isEqualTo(200);
@@ -188,10 +190,10 @@ class ProxyUpgradeAndSocketsTest {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("fallback"));
                 ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false),
                         1 << 20, 1, true, "/", p -> p.named("app"));
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             client.send("POST /missing.html HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
                     + "3\r\nabc\r\n0\r\n\r\n");
-            TestClient.Response r = client.read();
+            Response r = client.read();
             assertThat(r.text()).isEqualTo("fallback");
             TestUpstream.Request seen = app.requests.peek();
             assertThat(seen.uri()).isEqualTo("/missing.html");
