@@ -1,7 +1,6 @@
 package io.portico.proxy;
 
 import io.portico.testing.RawHttp;
-import io.portico.testing.Response;
 import static io.portico.proxy.TestConfigs.server;
 import static io.portico.proxy.TestConfigs.upstream;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -138,18 +138,23 @@ public final class RawHttp implements AutoCloseable {
 
     /** A response head (up to its empty line), its body left unread. */
     public Response readHead() throws IOException {
-        ByteArrayOutputStream h = new ByteArrayOutputStream();
+        byte[] h = new byte[256];
+        int size = 0;
         int matched = 0;
         while (matched < 4) {
             int b = in.read();
             if (b < 0) {
-                throw new ClosedException("closed after " + h.size() + " bytes of head: " + h);
+                throw new ClosedException("closed after " + size + " bytes of head: "
+                        + new String(h, 0, size, StandardCharsets.ISO_8859_1));
             }
-            h.write(b);
+            if (size == h.length) {
+                h = java.util.Arrays.copyOf(h, size * 2);
+            }
+            h[size++] = (byte) b;
             matched = (b == '\r' && (matched == 0 || matched == 2)) || (b == '\n' && (matched == 1 || matched == 3))
                     ? matched + 1 : (b == '\r' ? 1 : 0);
         }
-        return Response.parseHead(h.toString(StandardCharsets.ISO_8859_1));
+        return Response.parseHead(new String(h, 0, size, StandardCharsets.ISO_8859_1));
     }
 
     private byte[] readChunked() throws IOException {
@@ -195,6 +200,26 @@ public final class RawHttp implements AutoCloseable {
         } catch (IOException e) {
             return true; // reset
         }
+    }
+
+    /**
+     * Everything that arrives until the server closes the connection (end of stream, or a reset, which is a close
+     * too); fails if the server keeps it open past the timeout.
+     */
+    public byte[] readToClose() throws IOException {
+        ByteArrayOutputStream all = new ByteArrayOutputStream();
+        byte[] buf = new byte[64 * 1024];
+        try {
+            for (int n; (n = in.read(buf, 0, buf.length)) >= 0; ) {
+                all.write(buf, 0, n);
+            }
+        } catch (SocketTimeoutException e) {
+            throw new AssertionError("the server did not close the connection; got " + all.size() + " bytes: "
+                    + all.toString(StandardCharsets.ISO_8859_1), e);
+        } catch (IOException reset) {
+            // a reset is a close too
+        }
+        return all.toByteArray();
     }
 
     /** What the connection receives from here on, bytes already buffered first. */
