@@ -39,7 +39,7 @@ class ProxyForwardingTest {
                     TestUpstream.respond(out, 200, "hello " + req.uri());
                     return true;
                 });
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))), target(true, true),
                         1 << 20, loops, epoll);
                 RawHttp client = new RawHttp(proxy.port())) {
             for (int i = 0; i < 20; i++) {
@@ -49,8 +49,10 @@ class ProxyForwardingTest {
             }
             assertThat(app.connections.get()).isEqualTo(1);
             assertThat(app.requests).hasSize(20);
-            assertThat(proxy.logs).allSatisfy(l -> assertThat(l.upstream()).isEqualTo("127.0.0.1:" + app.port()));
-            assertThat(proxy.logs).allSatisfy(l -> assertThat(l.upstreamNanos()).isPositive());
+            assertThat(proxy.logs(20)).hasSize(20)
+                    .allSatisfy(l -> assertThat(l.upstream()).isEqualTo("127.0.0.1:" + app.port()))
+                    // the access log's urt= has nginx's millisecond resolution: a time was recorded
+                    .allSatisfy(l -> assertThat(l.upstreamNanos()).isNotNegative());
         }
     }
 
@@ -58,13 +60,13 @@ class ProxyForwardingTest {
     @MethodSource("loops")
     void connectionRefusedIs502(int loops, boolean epoll) throws Exception {
         UpstreamConfig u = TestConfigs.withRetries(upstream(List.of(server(closedPort()))), 0);
-        try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 1 << 20, loops, epoll);
+        try (ProxiedServer proxy = new ProxiedServer(u, target(true, true), 1 << 20, loops, epoll);
                 RawHttp client = new RawHttp(proxy.port())) {
             assertThat(client.get("/").status()).isEqualTo(502);
-            assertThat(proxy.logs.peek().note()).isEqualTo("upstream_error=\"connect refused\"");
-            assertThat(proxy.logs.peek().upstream()).startsWith("127.0.0.1:");
+            assertThat(proxy.log().note()).isEqualTo("upstream_error=\"connect refused\"");
+            assertThat(proxy.log().upstream()).startsWith("127.0.0.1:");
             // As nginx's $upstream_response_time: the time the failed try took.
-            assertThat(proxy.logs.peek().upstreamNanos()).isNotNegative();
+            assertThat(proxy.log().upstreamNanos()).isNotNegative();
         }
     }
 
@@ -80,12 +82,12 @@ class ProxyForwardingTest {
                     }
                     return false;
                 });
-                ProxyHarness proxy = new ProxyHarness(
+                ProxiedServer proxy = new ProxiedServer(
                         TestConfigs.withReadTimeout(upstream(List.of(server(app.port()))), Duration.ofMillis(200)),
                         target(true, true), 1 << 20, loops, epoll);
                 RawHttp client = new RawHttp(proxy.port())) {
             assertThat(client.get("/slow").status()).isEqualTo(504);
-            assertThat(proxy.logs.peek().note()).contains("timed out");
+            assertThat(proxy.log().note()).contains("timed out");
         } finally {
             release.countDown();
         }
@@ -99,11 +101,11 @@ class ProxyForwardingTest {
                     out.flush();
                     return true;
                 });
-                ProxyHarness proxy = new ProxyHarness(TestConfigs.withRetries(upstream(List.of(server(app.port()))), 0),
+                ProxiedServer proxy = new ProxiedServer(TestConfigs.withRetries(upstream(List.of(server(app.port()))), 0),
                         target(true, true), 1 << 20, loops, epoll);
                 RawHttp client = new RawHttp(proxy.port())) {
             assertThat(client.get("/").status()).isEqualTo(502);
-            assertThat(proxy.logs.peek().note()).contains("malformed");
+            assertThat(proxy.log().note()).contains("malformed");
         }
     }
 
@@ -116,7 +118,7 @@ class ProxyForwardingTest {
                     out.flush();
                     return true;
                 });
-                ProxyHarness proxy = new ProxyHarness(TestConfigs.withRetries(upstream(List.of(server(app.port()))), 0),
+                ProxiedServer proxy = new ProxiedServer(TestConfigs.withRetries(upstream(List.of(server(app.port()))), 0),
                         target(true, true), 1 << 20, loops, epoll);
                 RawHttp client = new RawHttp(proxy.port())) {
             assertThat(client.get("/").status()).isEqualTo(502);
@@ -131,7 +133,7 @@ class ProxyForwardingTest {
                     TestUpstream.respond(out, 200, "once");
                     return false;
                 });
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))), target(true, true),
                         1 << 20, loops, epoll);
                 RawHttp client = new RawHttp(proxy.port())) {
             for (int i = 0; i < 5; i++) {
@@ -153,7 +155,7 @@ class ProxyForwardingTest {
                     TestUpstream.respond(out, 200, "ok");
                     return true;
                 });
-                ProxyHarness proxy = new ProxyHarness(TestConfigs.withRetries(upstream(List.of(server(app.port()))), 0),
+                ProxiedServer proxy = new ProxiedServer(TestConfigs.withRetries(upstream(List.of(server(app.port()))), 0),
                         target(false, true), 1 << 20, loops, epoll);
                 RawHttp client = new RawHttp(proxy.port())) {
             assertThat(client.get("/a").status()).isEqualTo(200);
@@ -170,7 +172,7 @@ class ProxyForwardingTest {
     @MethodSource("loops")
     void getGoesToTheNextServerWhenTheFirstRefuses(int loops, boolean epoll) throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("second"));
-                ProxyHarness proxy = new ProxyHarness(
+                ProxiedServer proxy = new ProxiedServer(
                         TestConfigs.withRetries(upstream(List.of(server(closedPort()), server(app.port()))), 1),
                         target(true, true), 1 << 20, loops, epoll);
                 RawHttp client = new RawHttp(proxy.port())) {
@@ -187,7 +189,7 @@ class ProxyForwardingTest {
     void postIsNeverRetriedAfterItWasSentButGetIs(int loops, boolean epoll) throws Exception {
         try (TestUpstream dropper = new TestUpstream((req, out, s) -> false);
                 TestUpstream good = new TestUpstream(TestUpstream.ok("good"));
-                ProxyHarness proxy = new ProxyHarness(
+                ProxiedServer proxy = new ProxiedServer(
                         TestConfigs.withRetries(upstream(List.of(server(dropper.port()), server(good.port()))), 1),
                         target(true, true), 1 << 20, loops, epoll);
                 RawHttp client = new RawHttp(proxy.port())) {
@@ -207,7 +209,7 @@ class ProxyForwardingTest {
     @org.junit.jupiter.api.Test
     void eachEventLoopKeepsItsOwnPool() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))), target(true, true),
                         1 << 20, 3, false)) {
             List<RawHttp> clients = new java.util.ArrayList<>();
             try {
@@ -224,10 +226,9 @@ class ProxyForwardingTest {
                     c.close();
                 }
             }
-            // One request at a time: each of the 3 loops needs one upstream connection, never more.
-            long loops = proxy.clients.stream().map(ch -> ch.eventLoop()).distinct().count();
-            assertThat(app.connections.get()).isEqualTo((int) loops);
-            assertThat(loops).isGreaterThan(1);
+            // One request at a time: each of the 3 loops needs one upstream connection, never more. The 6
+            // connections were handed to the 3 loops in turn (Netty's round-robin chooser), so each loop has 2.
+            assertThat(app.connections.get()).isEqualTo(3);
         }
     }
 }

@@ -35,7 +35,7 @@ class ProxyHeadersTest {
     @Test
     void untrustedPeerForwardingHeadersAreReplacedAndHopByHopRemoved() throws Exception {
         try (TestUpstream app = new TestUpstream(echoWithHopByHop());
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))),
                         TestConfigs.target(Optional.empty(), true, Map.of("X-Added", "1", "X-Remove-Me", ""),
                                 Map.of("Server-Timing", "", "X-Frame-Options", "DENY")),
                         1 << 20, 1, true);
@@ -77,10 +77,9 @@ class ProxyHeadersTest {
     @Test
     void trustedProxyForwardingHeadersAreExtended() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
-                        TestConfigs.target(true, true), 1 << 20, 1, false);
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))),
+                        TestConfigs.target(true, true), 1 << 20, 1, false, "/", true);
                 RawHttp client = new RawHttp(proxy.port())) {
-            proxy.trusted = true;
             client.send("GET / HTTP/1.1\r\nHost: front.test\r\nX-Forwarded-For: 203.0.113.7\r\n"
                     + "X-Forwarded-Proto: https\r\n"
                     + "X-Forwarded-Host: public.example\r\nForwarded: for=203.0.113.7;proto=https\r\n\r\n");
@@ -108,7 +107,7 @@ class ProxyHeadersTest {
     @Test
     void onlyTheChosenForwardingHeadersAreSetAndAnUntrustedClientsOthersAreDropped() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))),
                         forwarding(ForwardedHeader.X_FORWARDED_FOR), 1 << 20, 1, true);
                 RawHttp client = new RawHttp(proxy.port())) {
             client.send(SPOOFED);
@@ -124,10 +123,9 @@ class ProxyHeadersTest {
     @Test
     void noForwardingHeadersSetPassesATrustedProxysOnAsTheySent() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), forwarding(),
-                        1 << 20, 1, true);
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))), forwarding(),
+                        1 << 20, 1, true, "/", true);
                 RawHttp client = new RawHttp(proxy.port())) {
-            proxy.trusted = true;
             client.send(SPOOFED);
             assertThat(client.read().status()).isEqualTo(200);
             TestUpstream.Request seen = app.requests.peek();
@@ -145,7 +143,7 @@ class ProxyHeadersTest {
             var target = new TargetConfig.Proxy("app", Optional.of("/v2/"), true, true, true, 1024, 1 << 20, false,
                     ForwardedHeader.ALL, Map.of(), Map.of(), true);
             var u = upstream(List.of(server(app.port())));
-            try (ProxyHarness proxy = new ProxyHarness(u, target, 1 << 20, 1, true, "/api/");
+            try (ProxiedServer proxy = new ProxiedServer(u, target, 1 << 20, 1, true, "/api/", false);
                     RawHttp client = new RawHttp(proxy.port())) {
                 assertThat(client.get("/api/users?id=3").status()).isEqualTo(200);
                 TestUpstream.Request seen = app.requests.peek();
@@ -163,7 +161,7 @@ class ProxyHeadersTest {
                     out.flush();
                     return true;
                 });
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))),
                         TestConfigs.target(false, false), 1 << 20, 1, true);
                 RawHttp client = new RawHttp(proxy.port())) {
             Response r = client.get("/");
@@ -183,7 +181,7 @@ class ProxyHeadersTest {
                     out.flush();
                     return true;
                 });
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))),
                         TestConfigs.target(false, false), 1 << 20, 1, true);
                 RawHttp client = new RawHttp(proxy.port())) {
             client.send("GET / HTTP/1.1\r\nHost: front.test\r\n\r\n");
@@ -205,7 +203,7 @@ class ProxyHeadersTest {
                     out.flush();
                     return false;
                 });
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))),
                         TestConfigs.target(false, false), 1 << 20, 1, true);
                 RawHttp client = new RawHttp(proxy.port())) {
             Response r = client.get("/");
@@ -225,7 +223,7 @@ class ProxyHeadersTest {
                     out.flush();
                     return true;
                 });
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))),
                         TestConfigs.target(true, true), 1 << 20, 1, true);
                 RawHttp client = new RawHttp(proxy.port())) {
             client.send("HEAD / HTTP/1.1\r\nHost: x\r\n\r\n");
