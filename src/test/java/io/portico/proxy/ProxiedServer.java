@@ -8,6 +8,7 @@ import io.portico.config.TargetConfig;
 import io.portico.config.UpstreamAddress;
 import io.portico.config.UpstreamConfig;
 import io.portico.config.UpstreamServerConfig;
+import io.portico.metrics.Scrape;
 import io.portico.server.PorticoServer;
 import io.portico.testing.LogCapture;
 import io.portico.testing.TestServers;
@@ -33,10 +34,13 @@ import java.util.stream.Stream;
  * its time, the failure note) is read back from the access log lines, as an operator sees them.
  */
 final class ProxiedServer implements AutoCloseable {
+    /** Where the server's metrics are, for what the harness read off the pool's objects. */
+    private static final String METRICS = "/portico-test-metrics";
     private static final Pattern UPSTREAM_FIELDS =
             Pattern.compile(" uaddr=(.*?) urt=([-0-9.]+(?:, [-0-9.]+)*)(?: (.*))?$");
 
     final PorticoServer server;
+    private final UpstreamConfig upstream;
     private final Path dir;
     private final LogCapture access;
 
@@ -50,6 +54,7 @@ final class ProxiedServer implements AutoCloseable {
      */
     ProxiedServer(UpstreamConfig upstream, TargetConfig.Proxy target, long maxBodySize, int loops, boolean epoll,
             String prefix, boolean trusted) {
+        this.upstream = upstream;
         try {
             dir = Files.createTempDirectory("portico-proxy-test");
         } catch (IOException e) {
@@ -63,7 +68,8 @@ final class ProxiedServer implements AutoCloseable {
                 + " send-timeout = 10s, keepalive-timeout = 10s, keepalive-requests = 1000, max-connections = 1000 }\n"
                 + (trusted ? "trusted-proxies = [\"127.0.0.1/32\"]\n" : "")
                 + "upstreams { app " + upstream(upstream) + " }\n"
-                + "locations = [ { path = \"" + prefix + "\", " + location(target) + " } ]\n";
+                + "locations = [ { path = \"" + prefix + "\", " + location(target) + " },"
+                + " { exact = \"" + METRICS + "\", metrics = prometheus } ]\n";
         server = TestServers.start(config);
         // After the start: the server's access log takes the logger over, then the capture joins it.
         access = new LogCapture("portico.access");
@@ -71,6 +77,13 @@ final class ProxiedServer implements AutoCloseable {
 
     int port() {
         return TestServers.port(server);
+    }
+
+    /** Whether the upstream's {@code index}th server is in rotation, as the server's metrics tell it. */
+    boolean serverUp(int index) {
+        String name = address(upstream.servers().get(index));
+        return Scrape.of(port(), METRICS)
+                .get("portico_upstream_server_up{upstream=\"app\",server=\"" + name + "\"}") == 1;
     }
 
     /** The access log's upstream fields of one exchange: what nginx's $upstream_addr, ..._response_time say. */
@@ -113,10 +126,7 @@ final class ProxiedServer implements AutoCloseable {
     private static String upstream(UpstreamConfig u) {
         List<String> servers = new ArrayList<>();
         for (UpstreamServerConfig s : u.servers()) {
-            String address = s.address() instanceof UpstreamAddress.Unix unix ? "unix:" + unix.path()
-                    : ((UpstreamAddress.Tcp) s.address()).host() + ":"
-                            + ((UpstreamAddress.Tcp) s.address()).address().getPort();
-            servers.add("{ address = \"" + address + "\", weight = " + s.weight() + ", max-fails = " + s.maxFails()
+            servers.add("{ address = \"" + address(s) + "\", weight = " + s.weight() + ", max-fails = " + s.maxFails()
                     + ", fail-timeout = " + ms(s.failTimeout()) + ", backup = " + s.backup() + " }");
         }
         StringBuilder b = new StringBuilder("{ servers = [" + String.join(", ", servers) + "]")
@@ -135,6 +145,11 @@ final class ProxiedServer implements AutoCloseable {
                 .append(", proxy-max-header-count = ").append(u.proxyMaxHeaderCount());
         u.healthCheck().ifPresent(h -> b.append(", health-check ").append(health(h)));
         return b.append(" }").toString();
+    }
+
+    private static String address(UpstreamServerConfig s) {
+        return s.address() instanceof UpstreamAddress.Unix unix ? "unix:" + unix.path()
+                : ((UpstreamAddress.Tcp) s.address()).host() + ":" + ((UpstreamAddress.Tcp) s.address()).address().getPort();
     }
 
     private static String health(HealthCheckConfig h) {
