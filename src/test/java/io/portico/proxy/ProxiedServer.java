@@ -31,7 +31,8 @@ import java.util.stream.Stream;
  * The real Portico in front of one upstream, {@code app}, for the proxy tests: the same config records the tests
  * build with {@link TestConfigs} are written out as the configuration text a user would write, and the server is
  * started from it, with the limits the tests assume. What the proxy recorded of each exchange (upstream tried,
- * its time, the failure note) is read back from the access log lines, as an operator sees them.
+ * its time, the failure note) is read back from the access log lines, and the state of the upstream's servers
+ * from the metrics, as an operator sees them.
  */
 final class ProxiedServer implements AutoCloseable {
     /** Where the server's metrics are, for what the harness read off the pool's objects. */
@@ -86,13 +87,22 @@ final class ProxiedServer implements AutoCloseable {
                 .get("portico_upstream_server_up{upstream=\"app\",server=\"" + name + "\"}") == 1;
     }
 
+    /** Requests in flight to the upstream's {@code index}th server, as the server's metrics tell it. */
+    long serverActive(int index) {
+        String name = address(upstream.servers().get(index));
+        return Scrape.of(port(), METRICS)
+                .get("portico_upstream_server_active_requests{upstream=\"app\",server=\"" + name + "\"}");
+    }
+
     /** The access log's upstream fields of one exchange: what nginx's $upstream_addr, ..._response_time say. */
     record Logged(String upstream, long upstreamNanos, String note) {}
 
     /** The first {@code n} exchanges logged, once there are that many (a line is written as a response ends). */
     List<Logged> logs(int n) {
-        await().atMost(Duration.ofSeconds(10)).until(() -> access.lines().size() >= n);
-        return access.lines().stream().map(ProxiedServer::parse).toList();
+        await().atMost(Duration.ofSeconds(10)).until(() -> access.lines().stream()
+                .filter(l -> !l.contains(" " + METRICS + " ")).count() >= n);
+        return access.lines().stream().filter(l -> !l.contains(" " + METRICS + " ")).map(ProxiedServer::parse)
+                .toList();
     }
 
     /** The first exchange logged, once it is. */
