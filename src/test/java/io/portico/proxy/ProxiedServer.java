@@ -55,6 +55,12 @@ final class ProxiedServer implements AutoCloseable {
      */
     ProxiedServer(UpstreamConfig upstream, TargetConfig.Proxy target, long maxBodySize, int loops, boolean epoll,
             String prefix, boolean trusted) {
+        this(upstream, "path = \"" + prefix + "\", " + location(target), maxBodySize, loops, epoll, trusted);
+    }
+
+    /** With a location of the test's own ({@code location}: its keys, without braces). */
+    ProxiedServer(UpstreamConfig upstream, String location, long maxBodySize, int loops, boolean epoll,
+            boolean trusted) {
         this.upstream = upstream;
         try {
             dir = Files.createTempDirectory("portico-proxy-test");
@@ -69,7 +75,7 @@ final class ProxiedServer implements AutoCloseable {
                 + " send-timeout = 10s, keepalive-timeout = 10s, keepalive-requests = 1000, max-connections = 1000 }\n"
                 + (trusted ? "trusted-proxies = [\"127.0.0.1/32\"]\n" : "")
                 + "upstreams { app " + upstream(upstream) + " }\n"
-                + "locations = [ { path = \"" + prefix + "\", " + location(target) + " },"
+                + "locations = [ { " + location + " },"
                 + " { exact = \"" + METRICS + "\", metrics = prometheus } ]\n";
         server = TestServers.start(config);
         // After the start: the server's access log takes the logger over, then the capture joins it.
