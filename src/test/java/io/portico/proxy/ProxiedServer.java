@@ -100,6 +100,16 @@ final class ProxiedServer implements AutoCloseable {
                 .get("portico_upstream_server_active_requests{upstream=\"app\",server=\"" + name + "\"}");
     }
 
+    /**
+     * Tries of the upstream's {@code index}th server whose response (or failure) has ended, as the metrics count
+     * them: the end of the upstream's part, which a buffered response reaches before the client has it.
+     */
+    long upstreamResponsesEnded(int index) {
+        String name = address(upstream.servers().get(index));
+        return (long) Scrape.of(port(), METRICS).valueOrZero(
+                "portico_upstream_response_duration_seconds_count{upstream=\"app\",server=\"" + name + "\"}");
+    }
+
     /** The access log's upstream fields of one exchange: what nginx's $upstream_addr, ..._response_time say. */
     record Logged(String upstream, long upstreamNanos, String note) {}
 

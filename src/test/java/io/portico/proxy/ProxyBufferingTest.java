@@ -37,6 +37,7 @@ class ProxyBufferingTest {
         };
     }
 
+    /** On {@link ProxyHarness}: it counts the body parts that reached the exchange, which the real server hides. */
     @Test
     void bufferedRequestReachesTheUpstreamOnlyWhenComplete() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
@@ -62,7 +63,7 @@ class ProxyBufferingTest {
         long tempFilesBefore = tempFiles("portico-body-");
         try (TestUpstream dropper = new TestUpstream((req, out, s) -> false);
                 TestUpstream good = new TestUpstream(TestUpstream.ok("stored"));
-                ProxyHarness proxy = new ProxyHarness(
+                ProxiedServer proxy = new ProxiedServer(
                         TestConfigs.withRetries(upstream(List.of(server(dropper.port()), server(good.port()))), 1),
                         target(true, true), 8 * MIB, 1, true);
                 RawHttp client = new RawHttp(proxy.port())) {
@@ -81,7 +82,7 @@ class ProxyBufferingTest {
     @Test
     void streamedRequestReachesTheUpstreamBeforeItIsComplete() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))), target(false, false),
                         1 << 20, 1, true);
                 RawHttp client = new RawHttp(proxy.port())) {
             client.send("POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
@@ -97,7 +98,7 @@ class ProxyBufferingTest {
     void chunkedBodyOverMaxBodySizeIs413WithoutTouchingTheUpstream() throws Exception {
         for (boolean buffering : new boolean[] {true, false}) {
             try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
-                    ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                    ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))),
                             target(buffering, true), 100, 1, true);
                     RawHttp client = new RawHttp(proxy.port())) {
                 String chunk = "a".repeat(60);
@@ -112,13 +113,13 @@ class ProxyBufferingTest {
     @Test
     void bufferedResponseFreesTheUpstreamConnectionWhileTheClientIsSlow() throws Exception {
         try (TestUpstream app = new TestUpstream(large(2 * MIB));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))), target(true, true),
                         1 << 20, 1, true);
                 RawHttp slow = RawHttp.withReceiveBuffer(proxy.port(), 16 * 1024);
                 RawHttp other = new RawHttp(proxy.port())) {
             slow.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
             // The whole response came from the upstream although the slow client has read nothing yet.
-            await().until(() -> !proxy.logs.isEmpty() && proxy.logs.peek().upstreamNanos() > 0);
+            await().until(() -> proxy.upstreamResponsesEnded(0) == 1);
             Response r = other.get("/big");
             assertThat(r.body()).hasSize(2 * MIB);
             // So the second request reused the first one's connection.
@@ -130,7 +131,7 @@ class ProxyBufferingTest {
     @Test
     void streamedResponseKeepsTheUpstreamConnectionUntilTheClientHasIt() throws Exception {
         try (TestUpstream app = new TestUpstream(large(8 * MIB));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))), target(false, false),
                         1 << 20, 1, true);
                 RawHttp slow = RawHttp.withReceiveBuffer(proxy.port(), 16 * 1024);
                 RawHttp other = new RawHttp(proxy.port())) {
@@ -142,6 +143,7 @@ class ProxyBufferingTest {
         }
     }
 
+    /** On {@link ProxyHarness}: it reads the client channel's outbound buffer, which the real server hides. */
     @Test
     void streamingA64MiBResponseToAStalledClientKeepsMemoryBounded() throws Exception {
         int size = 64 * MIB;
@@ -166,6 +168,7 @@ class ProxyBufferingTest {
         }
     }
 
+    /** On {@link ProxyHarness}: it reads the client channel's outbound buffer, which the real server hides. */
     @Test
     void bufferedResponseOverProxyBuffersSpillsToAFileAndFreesTheUpstream() throws Exception {
         // Three times the memory budget: enough to show the spill, small enough that a slow shared disk (the
