@@ -8,19 +8,17 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.netty.channel.epoll.Epoll;
 import io.portico.config.DemoAppConfig;
 import io.portico.config.ListenAddress;
+import io.portico.testing.RawHttp;
+import io.portico.testing.Response;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.StandardProtocolFamily;
 import java.net.URI;
 import java.net.UnixDomainSocketAddress;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -76,10 +74,16 @@ class DemoAppTest {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    private Socket connect() throws IOException {
-        Socket socket = new Socket("127.0.0.1", port());
-        socket.setSoTimeout(10_000);
-        return socket;
+    private RawHttp connect() throws IOException {
+        return new RawHttp(port());
+    }
+
+    private static byte[] request(String method, String target, String... headers) {
+        StringBuilder out = new StringBuilder(method + " " + target + " HTTP/1.1\r\nHost: test\r\n");
+        for (String header : headers) {
+            out.append(header).append("\r\n");
+        }
+        return out.append("\r\n").toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     }
 
     @Test
@@ -119,39 +123,36 @@ class DemoAppTest {
     @Test
     void closesAfterEachResponseByDefault() throws Exception {
         start(2, false);
-        try (Socket socket = connect()) {
-            socket.getOutputStream().write(RawHttp.request("GET", "/"));
-            InputStream in = socket.getInputStream();
-            RawHttp.Response response = RawHttp.read(in, false);
+        try (RawHttp socket = connect()) {
+            socket.send(request("GET", "/"));
+            Response response = socket.read();
             assertThat(response.text()).isEqualTo("Hello, World!");
             assertThat(response.header("connection")).isEqualTo("close");
-            assertThat(in.read()).isEqualTo(-1);
+            assertThat(socket.input().read()).isEqualTo(-1);
         }
     }
 
     @Test
     void keepAliveReusesTheConnectionAndAnswersPipelinedRequestsInOrder() throws Exception {
         start(2, true);
-        try (Socket socket = connect()) {
-            OutputStream out = socket.getOutputStream();
-            InputStream in = socket.getInputStream();
-            out.write(RawHttp.request("GET", "/"));
-            assertThat(RawHttp.read(in, false).header("connection")).isNull();
-            out.write(RawHttp.request("HEAD", "/"));
-            RawHttp.Response head = RawHttp.read(in, true);
+        try (RawHttp socket = connect()) {
+            socket.send(request("GET", "/"));
+            assertThat(socket.read().header("connection")).isNull();
+            socket.send(request("HEAD", "/"));
+            Response head = socket.read(true);
             assertThat(head.header("content-length")).isEqualTo("13");
             // Two requests in one write: the slow one must still be answered first.
-            byte[] first = RawHttp.request("GET", "/block?ms=50");
-            byte[] second = RawHttp.request("GET", "/health");
+            byte[] first = request("GET", "/block?ms=50");
+            byte[] second = request("GET", "/health");
             byte[] both = new byte[first.length + second.length];
             System.arraycopy(first, 0, both, 0, first.length);
             System.arraycopy(second, 0, both, first.length, second.length);
-            out.write(both);
-            assertThat(RawHttp.read(in, false).text()).isEqualTo("i slept 50 ms\n");
-            assertThat(RawHttp.read(in, false).text()).isEqualTo("ok");
-            out.write(RawHttp.request("GET", "/", "Connection: close"));
-            assertThat(RawHttp.read(in, false).header("connection")).isEqualTo("close");
-            assertThat(in.read()).isEqualTo(-1);
+            socket.send(both);
+            assertThat(socket.read().text()).isEqualTo("i slept 50 ms\n");
+            assertThat(socket.read().text()).isEqualTo("ok");
+            socket.send(request("GET", "/", "Connection: close"));
+            assertThat(socket.read().header("connection")).isEqualTo("close");
+            assertThat(socket.input().read()).isEqualTo(-1);
         }
     }
 
@@ -159,8 +160,8 @@ class DemoAppTest {
     void aSlowReaderHoldsItsWorkerLikeASyncWorkerBlockedInSend() throws Exception {
         start(1, false);
         SyncWorkers workers = app.workers();
-        try (Socket slow = connect()) {
-            slow.getOutputStream().write(RawHttp.request("GET", "/big?kb=16384")); // far more than socket buffers
+        try (RawHttp slow = connect()) {
+            slow.send(request("GET", "/big?kb=16384")); // far more than socket buffers
             await().atMost(Duration.ofSeconds(10)).until(() -> workers.inService() == 1);
             CompletableFuture<HttpResponse<String>> next = client.sendAsync(
                     HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port() + "/health")).build(),
@@ -168,7 +169,7 @@ class DemoAppTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> workers.waiting() == 1);
             assertThat(next).isNotDone();
             assertThat(workers.completed()).isZero();
-            RawHttp.Response big = RawHttp.read(slow.getInputStream(), false);
+            Response big = slow.read();
             assertThat(big.body()).hasSize(16384 * 1024);
             assertThat(next.get().body()).isEqualTo("ok");
         }
@@ -177,16 +178,16 @@ class DemoAppTest {
     @Test
     void malformedAndOversizedRequestsAreRefused() throws Exception {
         start(1, true);
-        try (Socket socket = connect()) {
-            socket.getOutputStream().write("NONSENSE\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-            RawHttp.Response response = RawHttp.read(socket.getInputStream(), false);
+        try (RawHttp socket = connect()) {
+            socket.send("NONSENSE\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            Response response = socket.read();
             assertThat(response.status()).isEqualTo(400);
             assertThat(response.header("connection")).isEqualTo("close");
         }
-        try (Socket socket = connect()) {
-            socket.getOutputStream().write(RawHttp.request("POST", "/echo",
+        try (RawHttp socket = connect()) {
+            socket.send(request("POST", "/echo",
                     "Content-Length: " + (DemoApp.MAX_REQUEST_BYTES + 1), "Connection: close"));
-            assertThat(RawHttp.read(socket.getInputStream(), false).status()).isEqualTo(413);
+            assertThat(socket.read().status()).isEqualTo(413);
         }
     }
 
@@ -211,9 +212,9 @@ class DemoAppTest {
         start(2, false);
         for (String target : List.of("/files/../secret.txt", "/files/%2e%2e/secret.txt", "/files/..%2fsecret.txt",
                 "/files/../../pom.xml")) {
-            try (Socket socket = connect()) {
-                socket.getOutputStream().write(RawHttp.request("GET", target));
-                RawHttp.Response response = RawHttp.read(socket.getInputStream(), false);
+            try (RawHttp socket = connect()) {
+                socket.send(request("GET", target));
+                Response response = socket.read();
                 assertThat(response.status()).as(target).isEqualTo(404);
                 assertThat(response.text()).as(target).doesNotContain("secret").doesNotContain("<project");
             }
@@ -227,8 +228,7 @@ class DemoAppTest {
         app = DemoApp.start(new DemoAppConfig(true, null, 1, false, root, Optional.of(socketPath)));
         try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             channel.connect(UnixDomainSocketAddress.of(socketPath));
-            Channels.newOutputStream(channel).write(RawHttp.request("GET", "/health"));
-            assertThat(RawHttp.read(Channels.newInputStream(channel), false).text()).isEqualTo("ok");
+            assertThat(RawHttp.over(channel).send(request("GET", "/health")).read().text()).isEqualTo("ok");
         }
         app.close();
         assertThat(socketPath).doesNotExist();

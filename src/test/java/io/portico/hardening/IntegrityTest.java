@@ -4,19 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.netty.channel.epoll.Epoll;
-import java.io.BufferedInputStream;
+import io.portico.testing.RawHttp;
+import io.portico.testing.Response;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.util.HexFormat;
-import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -117,93 +113,35 @@ class IntegrityTest {
         ProxiedPortico p = transport.equals("tcp") ? tcp : unix;
         assumeThat(p).as("unix socket upstreams need epoll").isNotNull();
         byte[] data = data(size);
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", p.port));
-            s.setSoTimeout(10_000);
-            OutputStream out = new BufferedOutputStream(s.getOutputStream(), 64 * 1024);
-            InputStream in = new BufferedInputStream(s.getInputStream(), 64 * 1024);
+        try (RawHttp c = new RawHttp(p.port)) {
             if (direction.equals("upload")) {
-                upload(out, path, data, chunked);
-                String head = Exchange.readHead(in);
-                assertThat(head).startsWith("HTTP/1.1 200");
-                String body = new String(in.readNBytes(contentLength(head)), StandardCharsets.ISO_8859_1);
-                assertThat(body).isEqualTo("ok " + size + " " + sha256(data));
+                upload(c, path, data, chunked);
+                Response r = c.read();
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.latin1()).isEqualTo("ok " + size + " " + sha256(data));
             } else {
-                out.write(("GET " + path + "download/" + size + (chunked ? "/chunked" : "")
-                        + " HTTP/1.1\r\nHost: x\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
-                out.flush();
-                String head = Exchange.readHead(in);
-                assertThat(head).startsWith("HTTP/1.1 200");
-                MessageDigest sha = RecordingUpstream.sha256();
-                long got = head.toLowerCase(Locale.ROOT).contains("transfer-encoding: chunked")
-                        ? readChunked(in, sha) : copy(in, contentLength(head), sha);
-                assertThat(got).isEqualTo(size);
-                assertThat(HexFormat.of().formatHex(sha.digest())).isEqualTo(sha256(data));
+                Response r = c.send("GET " + path + "download/" + size + (chunked ? "/chunked" : "")
+                        + " HTTP/1.1\r\nHost: x\r\n\r\n").read();
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.body().length).isEqualTo(size);
+                assertThat(sha256(r.body())).isEqualTo(sha256(data));
             }
         }
     }
 
-    private static void upload(OutputStream out, String path, byte[] data, boolean chunked) throws IOException {
-        String head = "POST " + path + "upload HTTP/1.1\r\nHost: x\r\n"
-                + (chunked ? "Transfer-Encoding: chunked\r\n" : "Content-Length: " + data.length + "\r\n") + "\r\n";
-        out.write(head.getBytes(StandardCharsets.ISO_8859_1));
+    private static void upload(RawHttp c, String path, byte[] data, boolean chunked) throws IOException {
+        c.send("POST " + path + "upload HTTP/1.1\r\nHost: x\r\n"
+                + (chunked ? "Transfer-Encoding: chunked\r\n" : "Content-Length: " + data.length + "\r\n") + "\r\n");
         if (chunked) {
             for (int off = 0; off < data.length; off += 300_000) {
                 int len = Math.min(300_000, data.length - off);
-                out.write((Integer.toHexString(len) + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
-                out.write(data, off, len);
-                out.write("\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                c.send(Integer.toHexString(len) + "\r\n");
+                c.send(java.util.Arrays.copyOfRange(data, off, off + len));
+                c.send("\r\n");
             }
-            out.write("0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            c.send("0\r\n\r\n");
         } else {
-            out.write(data);
+            c.send(data);
         }
-        out.flush();
-    }
-
-    private static int contentLength(String head) {
-        String lower = head.toLowerCase(Locale.ROOT);
-        int at = lower.indexOf("\r\ncontent-length:");
-        return Integer.parseInt(lower.substring(at + 17, lower.indexOf("\r\n", at + 2)).trim());
-    }
-
-    private static long copy(InputStream in, long n, MessageDigest sha) throws IOException {
-        byte[] buf = new byte[64 * 1024];
-        long left = n;
-        while (left > 0) {
-            int got = in.read(buf, 0, (int) Math.min(buf.length, left));
-            if (got < 0) {
-                break;
-            }
-            sha.update(buf, 0, got);
-            left -= got;
-        }
-        return n - left;
-    }
-
-    private static long readChunked(InputStream in, MessageDigest sha) throws IOException {
-        long total = 0;
-        while (true) {
-            String line = readLine(in);
-            int semi = line.indexOf(';');
-            long size = Long.parseLong((semi >= 0 ? line.substring(0, semi) : line).trim(), 16);
-            if (size == 0) {
-                while (!readLine(in).isEmpty()) { /* trailers */ }
-                return total;
-            }
-            total += copy(in, size, sha);
-            readLine(in);
-        }
-    }
-
-    private static String readLine(InputStream in) throws IOException {
-        StringBuilder s = new StringBuilder();
-        int b;
-        while ((b = in.read()) >= 0 && b != '\n') {
-            if (b != '\r') {
-                s.append((char) b);
-            }
-        }
-        return s.toString();
     }
 }

@@ -8,12 +8,7 @@ import io.portico.testing.RawHttp;
 import io.portico.testing.Response;
 import io.portico.testing.TestServers;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.RandomAccessFile;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -76,15 +71,12 @@ class SlowClientsTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"/large.bin", "/app/large"})
     void aClientThatStopsReadingIsClosedAfterSendTimeoutWhileOthersAreServed(String target) throws Exception {
-        try (Socket stalled = new Socket()) {
-            stalled.setReceiveBufferSize(16 * 1024);
-            stalled.connect(new InetSocketAddress("127.0.0.1", port));
-            stalled.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: x\r\n\r\n")
-                    .getBytes(StandardCharsets.ISO_8859_1));
+        try (RawHttp stalled = RawHttp.withReceiveBuffer(port, 16 * 1024)) {
+            stalled.send("GET " + target + " HTTP/1.1\r\nHost: x\r\n\r\n");
             // For longer than send-timeout the stalled client reads nothing, and others keep being served.
             await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(100))
                     .until(() -> normal().equals("small"));
-            long received = drain(stalled.getInputStream());
+            long received = stalled.readToClose().length;
             assertThat(received).as("bytes the stalled client got before the close").isGreaterThan(0).isLessThan(LARGE);
         }
         assertThat(normal()).isEqualTo("small");
@@ -136,19 +128,16 @@ class SlowClientsTest {
         PorticoServer own = TestServers.start("limits { client-body-timeout = 1s, client-body-min-rate = 100 }\n"
                 + "upstreams { app { servers = [{ address = \"" + app.address() + "\", max-fails = 0 }] } }\n"
                 + "locations = [ { path = \"/\", proxy = app } ]");
-        try (Socket slow = new Socket("127.0.0.1", TestServers.port(own))) {
-            slow.setSoTimeout(5000);
+        try (RawHttp slow = new RawHttp(TestServers.port(own))) {
+            slow.setTimeout(5000);
             long start = System.nanoTime();
-            OutputStream out = slow.getOutputStream();
-            InputStream in = slow.getInputStream();
-            out.write("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\n".getBytes(
-                    StandardCharsets.ISO_8859_1));
+            slow.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\n");
             // 6 s at 10 bytes/s, were it allowed to finish; stop at the answer (writing on would draw a reset)
-            for (int i = 0; i < 60 && in.available() == 0; i++) {
-                out.write('a');
+            for (int i = 0; i < 60 && slow.input().available() == 0; i++) {
+                slow.send("a");
                 Thread.sleep(100);
             }
-            String answer = readToClose(in);
+            String answer = new String(slow.readToClose(), StandardCharsets.ISO_8859_1);
             assertThat(answer).startsWith("HTTP/1.1 408 ");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(3500));
             assertThat(app.bytesReceived()).as("bytes at the upstream").isZero();
@@ -192,37 +181,6 @@ class SlowClientsTest {
             own.stop();
             app.close();
         }
-    }
-
-    /** What arrives until the server closes (end of stream or reset), as text. */
-    private static String readToClose(InputStream in) throws IOException {
-        StringBuilder text = new StringBuilder();
-        try {
-            for (int b; (b = in.read()) >= 0; ) {
-                text.append((char) b);
-            }
-        } catch (SocketTimeoutException e) {
-            throw new AssertionError("the server did not close the connection; got " + text, e);
-        } catch (IOException reset) {
-            // a reset is a close too
-        }
-        return text.toString();
-    }
-
-    /** Reads to the end of the stream (or a reset); fails if the server keeps the connection open. */
-    private static long drain(InputStream in) throws IOException {
-        byte[] buf = new byte[64 * 1024];
-        long total = 0;
-        try {
-            for (int n; (n = in.read(buf)) >= 0; ) {
-                total += n;
-            }
-        } catch (SocketTimeoutException e) {
-            throw new AssertionError("the server did not close the stalled connection", e);
-        } catch (IOException reset) {
-            // a reset is a close too
-        }
-        return total;
     }
 
     private static String normal() throws IOException {

@@ -11,7 +11,6 @@ import io.portico.testing.TestServers;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
@@ -122,14 +121,13 @@ class StatusPageTest {
                 Path.of("."))).hasMessageContaining("several targets");
     }
 
+    /** The status of one GET on a new connection to {@code host} (loopback, or another address of this machine). */
     private static int status(String host, int port, String path) throws IOException {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(host, port), 2000);
-            socket.setSoTimeout(5000);
-            socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
-                    .getBytes(StandardCharsets.ISO_8859_1));
-            String head = new String(socket.getInputStream().readNBytes(12), StandardCharsets.ISO_8859_1);
-            return Integer.parseInt(head.substring(9, 12));
+        Socket socket = new Socket();
+        socket.connect(new InetSocketAddress(host, port), 2000);
+        try (RawHttp c = new RawHttp(socket)) {
+            c.setTimeout(5000);
+            return c.send("GET " + path + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n").read().status();
         }
     }
 }

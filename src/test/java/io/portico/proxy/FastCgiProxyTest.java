@@ -2,15 +2,15 @@ package io.portico.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.portico.proxy.UwsgiProxyTest.Reply;
+import static io.portico.proxy.UwsgiProxyTest.environ;
+
+import io.portico.testing.RawHttp;
+import io.portico.testing.Response;
 import io.portico.server.PorticoServer;
 import io.portico.testing.LogCapture;
 import io.portico.testing.RefusedPort;
 import io.portico.testing.TestServers;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -55,10 +55,10 @@ class FastCgiProxyTest {
 
     @Test
     void getWithAQueryCarriesFastcgiParamsAndTheScript() throws IOException {
-        Reply r = exchange("GET /echo.php?a=1&b=2 HTTP/1.1\r\nHost: example.com\r\nX-Multi: one\r\nX-Multi: two\r\n"
+        Response r = exchange("GET /echo.php?a=1&b=2 HTTP/1.1\r\nHost: example.com\r\nX-Multi: one\r\nX-Multi: two\r\n"
                 + "Connection: close\r\n\r\n");
         assertThat(r.status()).isEqualTo(200);
-        assertThat(r.environ()).containsEntry("REQUEST_METHOD", "GET").containsEntry("QUERY_STRING", "a=1&b=2")
+        assertThat(environ(r)).containsEntry("REQUEST_METHOD", "GET").containsEntry("QUERY_STRING", "a=1&b=2")
                 .containsEntry("SCRIPT_FILENAME", fpm.root() + "/echo.php")
                 .containsEntry("SCRIPT_NAME", "/echo.php")
                 .containsEntry("DOCUMENT_ROOT", fpm.root().toString())
@@ -72,16 +72,16 @@ class FastCgiProxyTest {
 
     @Test
     void postBodiesPlainAndChunked() throws IOException {
-        Reply plain = exchange("POST /echo.php HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
+        Response plain = exchange("POST /echo.php HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
                 + "Content-Length: 11\r\nConnection: close\r\n\r\nhello world");
         assertThat(plain.status()).isEqualTo(200);
         assertThat(plain.text()).endsWith("\nBODY=hello world");
-        assertThat(plain.environ()).containsEntry("CONTENT_LENGTH", "11").containsEntry("CONTENT_TYPE", "text/plain");
-        Reply chunked = exchange("POST /echo.php HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+        assertThat(environ(plain)).containsEntry("CONTENT_LENGTH", "11").containsEntry("CONTENT_TYPE", "text/plain");
+        Response chunked = exchange("POST /echo.php HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
                 + "Connection: close\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n");
         assertThat(chunked.text()).endsWith("\nBODY=hello world");
         String big = "b".repeat(300_000); // more than one 64 KiB STDIN record
-        Reply large = exchange("PUT /echo.php HTTP/1.1\r\nHost: x\r\nContent-Length: " + big.length()
+        Response large = exchange("PUT /echo.php HTTP/1.1\r\nHost: x\r\nContent-Length: " + big.length()
                 + "\r\nConnection: close\r\n\r\n" + big);
         assertThat(large.text()).endsWith("\nBODY=" + big);
     }
@@ -90,30 +90,28 @@ class FastCgiProxyTest {
     void theIndexServesADirectoryAndStatusComesFromTheScript() throws IOException {
         assertThat(exchange("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").text())
                 .isEqualTo("index of /index.php");
-        Reply missing = exchange("GET /missing.php HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        Response missing = exchange("GET /missing.php HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         assertThat(missing.status()).isEqualTo(404);
         assertThat(missing.text()).isEqualTo("not here");
     }
 
     @Test
     void aLargeResponseAndHead() throws IOException {
-        Reply large = exchange("GET /large.php?5000000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        Response large = exchange("GET /large.php?5000000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         assertThat(large.status()).isEqualTo(200);
         assertThat(large.body()).hasSize(5_000_000);
-        Reply head = exchange("HEAD /large.php?1000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        Response head = exchange("HEAD /large.php?1000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         assertThat(head.status()).isEqualTo(200);
         assertThat(head.body()).isEmpty();
     }
 
     @Test
     void keptAliveConnectionsServeRequestAfterRequest() throws IOException {
-        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+        try (RawHttp s = new RawHttp(port)) {
             for (int i = 0; i < 20; i++) {
-                s.getOutputStream().write(("GET /echo.php?" + i + " HTTP/1.1\r\nHost: x\r\n\r\n")
-                        .getBytes(StandardCharsets.US_ASCII));
-                Reply r = Reply.readOne(s.getInputStream());
+                Response r = s.send("GET /echo.php?" + i + " HTTP/1.1\r\nHost: x\r\n\r\n").read();
                 assertThat(r.status()).isEqualTo(200);
-                assertThat(r.environ()).containsEntry("QUERY_STRING", Integer.toString(i));
+                assertThat(environ(r)).containsEntry("QUERY_STRING", Integer.toString(i));
             }
         }
     }
@@ -125,7 +123,7 @@ class FastCgiProxyTest {
         PorticoServer own = TestServers.start("locations = [ { path = \"/\", proxy = \"fastcgi://" + fpm.address()
                 + "\", fastcgi-root = \"" + fpm.root() + "\" } ]\n");
         try (LogCapture errors = new LogCapture("io.portico.upstream")) {
-            Reply r = UwsgiProxyTest.exchange(TestServers.port(own),
+            Response r = UwsgiProxyTest.exchange(TestServers.port(own),
                     "GET /stderr.php HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
             assertThat(r.text()).isEqualTo("logged");
             assertThat(errors.lines()).anyMatch(l -> l.contains("server fastcgi://" + fpm.address()
@@ -207,10 +205,10 @@ class FastCgiProxyTest {
             PorticoServer p = TestServers.start("locations = [ { path = \"/\", proxy = \"fastcgi://"
                     + overUnix.address() + "\", fastcgi-root = \"" + overUnix.root() + "\" } ]\n");
             try {
-                Reply r = UwsgiProxyTest.exchange(TestServers.port(p), "POST /echo.php?u HTTP/1.1\r\nHost: x\r\n"
+                Response r = UwsgiProxyTest.exchange(TestServers.port(p), "POST /echo.php?u HTTP/1.1\r\nHost: x\r\n"
                         + "Content-Length: 3\r\nConnection: close\r\n\r\nabc");
                 assertThat(r.status()).isEqualTo(200);
-                assertThat(r.environ()).containsEntry("QUERY_STRING", "u");
+                assertThat(environ(r)).containsEntry("QUERY_STRING", "u");
                 assertThat(r.text()).endsWith("BODY=abc");
             } finally {
                 p.stop();
@@ -218,7 +216,7 @@ class FastCgiProxyTest {
         }
     }
 
-    static Reply exchange(String request) throws IOException {
+    static Response exchange(String request) throws IOException {
         return UwsgiProxyTest.exchange(port, request);
     }
 }

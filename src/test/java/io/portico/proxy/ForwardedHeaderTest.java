@@ -1,5 +1,6 @@
 package io.portico.proxy;
 
+import io.portico.testing.RawHttp;
 import static io.portico.proxy.TestConfigs.server;
 import static io.portico.proxy.TestConfigs.upstream;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -15,10 +16,9 @@ class ForwardedHeaderTest {
 
     private static TestUpstream.Request forward(boolean trusted, String headers) throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
-                        TestConfigs.target(true, true), 1 << 20, 1, false);
-                TestClient client = new TestClient(proxy.port())) {
-            proxy.trusted = trusted;
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))),
+                        TestConfigs.target(true, true), 1 << 20, 1, false, "/", trusted);
+                RawHttp client = new RawHttp(proxy.port())) {
             client.send("GET / HTTP/1.1\r\nHost: front.test\r\n" + headers + "\r\n");
             assertThat(client.read().status()).isEqualTo(200);
             return app.requests.peek();

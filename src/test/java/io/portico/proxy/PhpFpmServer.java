@@ -1,15 +1,12 @@
 package io.portico.proxy;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
+import io.portico.testing.ExternalProcess;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -38,16 +35,14 @@ final class PhpFpmServer implements AutoCloseable {
         {"large.php", "<?php echo str_repeat('x', (int) $_SERVER['QUERY_STRING']);"},
     };
 
-    private final Process process;
-    private final int port;
+    private final ExternalProcess process;
     private final Path root;
-    private final Path log;
+    private final Path unixSocket; // null on a loopback port
 
-    private PhpFpmServer(Process process, int port, Path root, Path log) {
+    private PhpFpmServer(ExternalProcess process, Path root, Path unixSocket) {
         this.process = process;
-        this.port = port;
         this.root = root;
-        this.log = log;
+        this.unixSocket = unixSocket;
     }
 
     static PhpFpmServer start(Path dir) throws IOException {
@@ -57,35 +52,31 @@ final class PhpFpmServer implements AutoCloseable {
     /** With {@code unix}, on {@code dir/fpm.sock} instead of a loopback port. */
     static PhpFpmServer start(Path dir, boolean unix) throws IOException {
         Optional<Path> binary = binary();
-        String why = "php-fpm is not installed (apt-get install -y php-fpm)";
-        if (binary.isEmpty()
-                && ("true".equals(System.getenv("CI")) || "1".equals(System.getenv("PORTICO_REQUIRE_PHP_FPM")))) {
-            throw new IllegalStateException(why);
-        }
-        assumeTrue(binary.isPresent(), why);
+        ExternalProcess.require(binary.isPresent(), "php-fpm is not installed (apt-get install -y php-fpm)",
+                "CI", "PORTICO_REQUIRE_PHP_FPM");
         Path www = dir.resolve("www");
         Files.createDirectories(www);
         for (String[] s : SCRIPTS) {
             Files.writeString(www.resolve(s[0]), s[1]);
         }
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
         boolean root = "root".equals(System.getProperty("user.name"));
+        Path sock = unix ? dir.resolve("fpm.sock") : null;
         Path log = dir.resolve("fpm.log");
-        Path conf = dir.resolve("fpm.conf");
-        Files.writeString(conf, "[global]\nerror_log = " + log + "\ndaemonize = no\npid = " + dir.resolve("fpm.pid")
-                + "\n[www]\n" + (root ? "user = root\ngroup = root\n" : "") + "listen = " + (unix ? dir.resolve("fpm.sock").toString() : "127.0.0.1:" + port)
-                + "\npm = static\npm.max_children = 3\nclear_env = no\nping.path = /ping\n");
-        ProcessBuilder pb = root
-                ? new ProcessBuilder(binary.get().toString(), "-F", "-y", conf.toString(), "-R")
-                : new ProcessBuilder(binary.get().toString(), "-F", "-y", conf.toString());
-        Process p = pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        PhpFpmServer server = new PhpFpmServer(p, unix ? -1 : port, www, log);
-        server.unixSocket = unix ? dir.resolve("fpm.sock") : null;
-        server.awaitListening();
-        return server;
+        ExternalProcess fpm = ExternalProcess.builder("php-fpm")
+                .command((own, port) -> {
+                    Path conf = own.resolve("fpm.conf");
+                    Files.writeString(conf, "[global]\nerror_log = " + log + "\ndaemonize = no\npid = "
+                            + own.resolve("fpm.pid") + "\n[www]\n" + (root ? "user = root\ngroup = root\n" : "")
+                            + "listen = " + (unix ? sock.toString() : "127.0.0.1:" + port)
+                            + "\npm = static\npm.max_children = 3\nclear_env = no\nping.path = /ping\n");
+                    return root ? List.of(binary.get().toString(), "-F", "-y", conf.toString(), "-R")
+                            : List.of(binary.get().toString(), "-F", "-y", conf.toString());
+                })
+                .ready(unix ? ExternalProcess.acceptsUnix(sock) : ExternalProcess::acceptsTcp)
+                .log(log)
+                .grace(Duration.ofSeconds(10))
+                .start();
+        return new PhpFpmServer(fpm, www, sock);
     }
 
     private static Optional<Path> binary() {
@@ -104,60 +95,17 @@ final class PhpFpmServer implements AutoCloseable {
         return Optional.empty();
     }
 
-    private Path unixSocket;
-
     /** As an upstream server names it without the scheme: 127.0.0.1:PORT or unix:/path. */
     String address() {
-        return unixSocket != null ? "unix:" + unixSocket : "127.0.0.1:" + port;
+        return unixSocket != null ? "unix:" + unixSocket : "127.0.0.1:" + process.port();
     }
 
     Path root() {
         return root;
     }
 
-    private void awaitListening() throws IOException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (System.nanoTime() < deadline && process.isAlive()) {
-            if (unixSocket != null) {
-                try (java.nio.channels.SocketChannel c =
-                        java.nio.channels.SocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
-                    c.connect(java.net.UnixDomainSocketAddress.of(unixSocket));
-                    return;
-                } catch (IOException notYet) {
-                    pause();
-                    continue;
-                }
-            }
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-                return;
-            } catch (IOException notYet) {
-                pause();
-            }
-        }
-        String output = Files.exists(log) ? Files.readString(log) : "(no log)";
-        close();
-        throw new IllegalStateException("php-fpm did not start: " + output);
-    }
-
-    /** Polling a process we do not own the readiness of: there is no future to wait on. */
-    private static void pause() {
-        try {
-            Thread.sleep(50);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        process.close();
     }
 }

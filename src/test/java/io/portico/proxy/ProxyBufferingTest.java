@@ -1,5 +1,7 @@
 package io.portico.proxy;
 
+import io.portico.testing.RawHttp;
+import io.portico.testing.Response;
 import static io.portico.proxy.TestConfigs.server;
 import static io.portico.proxy.TestConfigs.target;
 import static io.portico.proxy.TestConfigs.upstream;
@@ -35,12 +37,13 @@ class ProxyBufferingTest {
         };
     }
 
+    /** On {@link ProxyHarness}: it counts the body parts that reached the exchange, which the real server hides. */
     @Test
     void bufferedRequestReachesTheUpstreamOnlyWhenComplete() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
                 ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true),
                         1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             client.send("POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
             await().until(() -> proxy.contents.get() >= 1);
             assertThat(app.connections.get()).isZero();
@@ -60,15 +63,14 @@ class ProxyBufferingTest {
         long tempFilesBefore = tempFiles("portico-body-");
         try (TestUpstream dropper = new TestUpstream((req, out, s) -> false);
                 TestUpstream good = new TestUpstream(TestUpstream.ok("stored"));
-                ProxyHarness proxy = new ProxyHarness(
+                ProxiedServer proxy = new ProxiedServer(
                         TestConfigs.withRetries(upstream(List.of(server(dropper.port()), server(good.port()))), 1),
                         target(true, true), 8 * MIB, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             // PUT is idempotent and the body is buffered (in a file: over 16 KiB), so the dropped attempt is replayed.
             client.send("PUT /file HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length + "\r\n\r\n");
-            client.out.write(body);
-            client.out.flush();
-            TestClient.Response r = client.read();
+            client.send(body);
+            Response r = client.read();
             assertThat(r.status()).isEqualTo(200);
             assertThat(dropper.requests).hasSize(1);
             assertThat(dropper.requests.peek().body()).isEqualTo(body);
@@ -80,9 +82,9 @@ class ProxyBufferingTest {
     @Test
     void streamedRequestReachesTheUpstreamBeforeItIsComplete() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))), target(false, false),
                         1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             client.send("POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
             await().until(() -> app.headsSeen.get() == 1);
             assertThat(app.requests).isEmpty();
@@ -96,9 +98,9 @@ class ProxyBufferingTest {
     void chunkedBodyOverMaxBodySizeIs413WithoutTouchingTheUpstream() throws Exception {
         for (boolean buffering : new boolean[] {true, false}) {
             try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
-                    ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                    ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))),
                             target(buffering, true), 100, 1, true);
-                    TestClient client = new TestClient(proxy.port())) {
+                    RawHttp client = new RawHttp(proxy.port())) {
                 String chunk = "a".repeat(60);
                 client.send("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3c\r\n" + chunk
                         + "\r\n3c\r\n" + chunk + "\r\n0\r\n\r\n");
@@ -111,14 +113,14 @@ class ProxyBufferingTest {
     @Test
     void bufferedResponseFreesTheUpstreamConnectionWhileTheClientIsSlow() throws Exception {
         try (TestUpstream app = new TestUpstream(large(2 * MIB));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))), target(true, true),
                         1 << 20, 1, true);
-                TestClient slow = new TestClient(proxy.port(), 16 * 1024);
-                TestClient other = new TestClient(proxy.port())) {
+                RawHttp slow = RawHttp.withReceiveBuffer(proxy.port(), 16 * 1024);
+                RawHttp other = new RawHttp(proxy.port())) {
             slow.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
             // The whole response came from the upstream although the slow client has read nothing yet.
-            await().until(() -> !proxy.logs.isEmpty() && proxy.logs.peek().upstreamNanos() > 0);
-            TestClient.Response r = other.get("/big");
+            await().until(() -> proxy.upstreamResponsesEnded(0) == 1);
+            Response r = other.get("/big");
             assertThat(r.body()).hasSize(2 * MIB);
             // So the second request reused the first one's connection.
             assertThat(app.connections.get()).isEqualTo(1);
@@ -129,10 +131,10 @@ class ProxyBufferingTest {
     @Test
     void streamedResponseKeepsTheUpstreamConnectionUntilTheClientHasIt() throws Exception {
         try (TestUpstream app = new TestUpstream(large(8 * MIB));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))), target(false, false),
                         1 << 20, 1, true);
-                TestClient slow = new TestClient(proxy.port(), 16 * 1024);
-                TestClient other = new TestClient(proxy.port())) {
+                RawHttp slow = RawHttp.withReceiveBuffer(proxy.port(), 16 * 1024);
+                RawHttp other = new RawHttp(proxy.port())) {
             slow.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
             await().until(() -> app.connections.get() == 1);
             assertThat(other.get("/big").body()).hasSize(8 * MIB);
@@ -141,13 +143,14 @@ class ProxyBufferingTest {
         }
     }
 
+    /** On {@link ProxyHarness}: it reads the client channel's outbound buffer, which the real server hides. */
     @Test
     void streamingA64MiBResponseToAStalledClientKeepsMemoryBounded() throws Exception {
         int size = 64 * MIB;
         try (TestUpstream app = new TestUpstream(large(size));
                 ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false),
                         1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port(), 64 * 1024)) {
+                RawHttp client = RawHttp.withReceiveBuffer(proxy.port(), 64 * 1024)) {
             client.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
             AtomicLong last = new AtomicLong(-1);
             // Stalled: the upstream stops making progress because nothing is read on its connection.
@@ -159,12 +162,13 @@ class ProxyBufferingTest {
             long pending = pendingOutbound(proxy);
             assertThat(pending).as("bytes queued in the proxy for the client").isLessThan(MIB);
             assertThat(app.bytesWritten.get()).as("bytes the upstream got rid of").isLessThan(16L * MIB);
-            TestClient.Response head = client.readHead();
+            Response head = client.readHead();
             assertThat(head.status()).isEqualTo(200);
-            assertThat(drain(client.in, size)).isEqualTo(size);
+            assertThat(drain(client.input(), size)).isEqualTo(size);
         }
     }
 
+    /** On {@link ProxyHarness}: it reads the client channel's outbound buffer, which the real server hides. */
     @Test
     void bufferedResponseOverProxyBuffersSpillsToAFileAndFreesTheUpstream() throws Exception {
         // Three times the memory budget: enough to show the spill, small enough that a slow shared disk (the
@@ -174,19 +178,19 @@ class ProxyBufferingTest {
         try (TestUpstream app = new TestUpstream(large(size));
                 ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true),
                         1 << 20, 1, true);
-                TestClient stalled = new TestClient(proxy.port(), 64 * 1024);
-                TestClient other = new TestClient(proxy.port())) {
+                RawHttp stalled = RawHttp.withReceiveBuffer(proxy.port(), 64 * 1024);
+                RawHttp other = new RawHttp(proxy.port())) {
             stalled.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
             // The upstream sends everything although the client reads nothing: the excess is parked on disk.
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> !proxy.logs.isEmpty() && proxy.logs.peek().upstreamNanos() > 0);
             // In memory: proxyBuffers (4 MiB in these tests), plus at most one read batch.
             assertThat(pendingOutbound(proxy)).isBetween(4L * MIB, 5L * MIB);
-            TestClient.Response r = other.get("/again");
+            Response r = other.get("/again");
             assertThat(r.body()).hasSize(size);
             assertThat(app.connections.get()).isEqualTo(1);
             assertThat(stalled.readHead().status()).isEqualTo(200);
-            assertThat(drain(stalled.in, size)).isEqualTo(size);
+            assertThat(drain(stalled.input(), size)).isEqualTo(size);
         }
         await().until(() -> tempFiles("portico-response-") <= tempFilesBefore);
     }

@@ -1,5 +1,7 @@
 package io.portico.proxy;
 
+import io.portico.testing.RawHttp;
+import io.portico.testing.Response;
 import static io.portico.proxy.TestConfigs.server;
 import static io.portico.proxy.TestConfigs.upstream;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,18 +35,18 @@ class ProxyHeadersTest {
     @Test
     void untrustedPeerForwardingHeadersAreReplacedAndHopByHopRemoved() throws Exception {
         try (TestUpstream app = new TestUpstream(echoWithHopByHop());
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))),
                         TestConfigs.target(Optional.empty(), true, Map.of("X-Added", "1", "X-Remove-Me", ""),
                                 Map.of("Server-Timing", "", "X-Frame-Options", "DENY")),
                         1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             client.send("GET /h?x=1 HTTP/1.1\r\nHost: front.test\r\nX-Forwarded-For: 6.6.6.6\r\nX-Real-IP: 6.6.6.6\r\n"
                     + "Forwarded: for=6.6.6.6\r\nX-Forwarded-Proto: https\r\nConnection: keep-alive, X-Hop\r\n"
                     + "X-Hop: 1\r\n"
                     + "Keep-Alive: 300\r\nTE: trailers\r\nProxy-Connection: keep-alive\r\nX_Underscore: evil\r\n"
                     + "X-Remove-Me: 1\r\n"
                     + "Upgrade: h2c\r\nX-Kept: yes\r\n\r\n");
-            TestClient.Response r = client.read();
+            Response r = client.read();
             assertThat(r.status()).isEqualTo(200);
             TestUpstream.Request seen = app.requests.peek();
             assertThat(seen.uri()).isEqualTo("/h?x=1");
@@ -75,10 +77,9 @@ class ProxyHeadersTest {
     @Test
     void trustedProxyForwardingHeadersAreExtended() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
-                        TestConfigs.target(true, true), 1 << 20, 1, false);
-                TestClient client = new TestClient(proxy.port())) {
-            proxy.trusted = true;
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))),
+                        TestConfigs.target(true, true), 1 << 20, 1, false, "/", true);
+                RawHttp client = new RawHttp(proxy.port())) {
             client.send("GET / HTTP/1.1\r\nHost: front.test\r\nX-Forwarded-For: 203.0.113.7\r\n"
                     + "X-Forwarded-Proto: https\r\n"
                     + "X-Forwarded-Host: public.example\r\nForwarded: for=203.0.113.7;proto=https\r\n\r\n");
@@ -106,9 +107,9 @@ class ProxyHeadersTest {
     @Test
     void onlyTheChosenForwardingHeadersAreSetAndAnUntrustedClientsOthersAreDropped() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))),
                         forwarding(ForwardedHeader.X_FORWARDED_FOR), 1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             client.send(SPOOFED);
             assertThat(client.read().status()).isEqualTo(200);
             TestUpstream.Request seen = app.requests.peek();
@@ -122,10 +123,9 @@ class ProxyHeadersTest {
     @Test
     void noForwardingHeadersSetPassesATrustedProxysOnAsTheySent() throws Exception {
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("ok"));
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), forwarding(),
-                        1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
-            proxy.trusted = true;
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))), forwarding(),
+                        1 << 20, 1, true, "/", true);
+                RawHttp client = new RawHttp(proxy.port())) {
             client.send(SPOOFED);
             assertThat(client.read().status()).isEqualTo(200);
             TestUpstream.Request seen = app.requests.peek();
@@ -143,8 +143,8 @@ class ProxyHeadersTest {
             var target = new TargetConfig.Proxy("app", Optional.of("/v2/"), true, true, true, 1024, 1 << 20, false,
                     ForwardedHeader.ALL, Map.of(), Map.of(), true);
             var u = upstream(List.of(server(app.port())));
-            try (ProxyHarness proxy = new ProxyHarness(u, target, 1 << 20, 1, true, "/api/");
-                    TestClient client = new TestClient(proxy.port())) {
+            try (ProxiedServer proxy = new ProxiedServer(u, target, 1 << 20, 1, true, "/api/", false);
+                    RawHttp client = new RawHttp(proxy.port())) {
                 assertThat(client.get("/api/users?id=3").status()).isEqualTo(200);
                 TestUpstream.Request seen = app.requests.peek();
                 assertThat(seen.uri()).isEqualTo("/v2/users?id=3");
@@ -161,10 +161,10 @@ class ProxyHeadersTest {
                     out.flush();
                     return true;
                 });
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))),
                         TestConfigs.target(false, false), 1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
-            TestClient.Response r = client.get("/");
+                RawHttp client = new RawHttp(proxy.port())) {
+            Response r = client.get("/");
             assertThat(r.text()).isEqualTo("hello world");
             assertThat(r.header("transfer-encoding")).isEqualTo("chunked");
             assertThat(client.get("/").text()).isEqualTo("hello world");
@@ -181,14 +181,14 @@ class ProxyHeadersTest {
                     out.flush();
                     return true;
                 });
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))),
                         TestConfigs.target(false, false), 1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             client.send("GET / HTTP/1.1\r\nHost: front.test\r\n\r\n");
-            TestClient.Response head = client.readHead();
+            Response head = client.readHead();
             assertThat(head.header("transfer-encoding")).isEqualTo("chunked");
             List<String> lines = new java.util.ArrayList<>();
-            for (String line; !(line = TestUpstream.line(client.in)).isEmpty() || !lines.contains("0"); ) {
+            for (String line; !(line = TestUpstream.line(client.input())).isEmpty() || !lines.contains("0"); ) {
                 lines.add(line);
             }
             assertThat(lines).containsExactly("5", "hello", "0", "X-Checksum: abc");
@@ -203,10 +203,10 @@ class ProxyHeadersTest {
                     out.flush();
                     return false;
                 });
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))),
                         TestConfigs.target(false, false), 1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
-            TestClient.Response r = client.get("/");
+                RawHttp client = new RawHttp(proxy.port())) {
+            Response r = client.get("/");
             assertThat(r.text()).isEqualTo("until close");
             assertThat(client.get("/").text()).isEqualTo("until close");
             assertThat(app.connections.get()).isEqualTo(2);
@@ -223,11 +223,11 @@ class ProxyHeadersTest {
                     out.flush();
                     return true;
                 });
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))),
                         TestConfigs.target(true, true), 1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             client.send("HEAD / HTTP/1.1\r\nHost: x\r\n\r\n");
-            TestClient.Response head = client.readHead();
+            Response head = client.readHead();
             assertThat(head.header("content-length")).isEqualTo("1234");
             assertThat(client.get("/").body()).hasSize(1234);
             assertThat(app.connections.get()).isEqualTo(1);

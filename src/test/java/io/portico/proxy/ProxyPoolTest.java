@@ -1,5 +1,7 @@
 package io.portico.proxy;
 
+import io.portico.testing.RawHttp;
+import io.portico.testing.Response;
 import static io.portico.proxy.TestConfigs.server;
 import static io.portico.proxy.TestConfigs.target;
 import static io.portico.proxy.TestConfigs.upstream;
@@ -8,7 +10,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.portico.config.HealthCheckConfig;
 import io.portico.config.UpstreamConfig;
-import io.portico.upstream.UpstreamServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -32,17 +33,16 @@ class ProxyPoolTest {
                     TestUpstream.respond(out, 200, req.uri());
                     return true;
                 });
-                ProxyHarness proxy = new ProxyHarness(
+                ProxiedServer proxy = new ProxiedServer(
                         TestConfigs.withLimit(upstream(List.of(server(app.port()))), 1, 1, Duration.ofMillis(300)),
                         target(true, true), 1 << 20, 2, true);
-                TestClient a = new TestClient(proxy.port());
-                TestClient b = new TestClient(proxy.port());
-                TestClient c = new TestClient(proxy.port())) {
+                RawHttp a = new RawHttp(proxy.port());
+                RawHttp b = new RawHttp(proxy.port());
+                RawHttp c = new RawHttp(proxy.port())) {
             a.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n");
             await().until(() -> app.requests.size() == 1);
             b.send("GET /queued HTTP/1.1\r\nHost: x\r\n\r\n");
-            UpstreamServer s = proxy.proxies.pool("app").servers().get(0);
-            await().until(() -> s.active() == 2);
+            await().until(() -> proxy.serverActive(0) == 2);
             // The queue (1) is full: rejected at once.
             assertThat(c.get("/rejected").status()).isEqualTo(503);
             gate[0].countDown();
@@ -73,16 +73,16 @@ class ProxyPoolTest {
                 });
                 TestUpstream light = new TestUpstream(TestUpstream.ok("light"));
                 // Weights 3:1 send the first two requests to the heavy server; a queue of 0 would answer 503.
-                ProxyHarness proxy = new ProxyHarness(
+                ProxiedServer proxy = new ProxiedServer(
                         TestConfigs.withLimit(upstream(List.of(server(heavy.port(), 3), server(light.port(), 1))),
                                 1, 0, Duration.ofMillis(300)),
                         target(true, true), 1 << 20, 1, true);
-                TestClient a = new TestClient(proxy.port());
-                TestClient b = new TestClient(proxy.port())) {
+                RawHttp a = new RawHttp(proxy.port());
+                RawHttp b = new RawHttp(proxy.port())) {
             a.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n");
             await().until(() -> heavy.requests.size() == 1);
             for (int i = 0; i < 3; i++) {
-                TestClient.Response r = b.get("/" + i);
+                Response r = b.get("/" + i);
                 assertThat(r.status()).isEqualTo(200);
                 assertThat(r.text()).isEqualTo("light");
             }
@@ -104,17 +104,17 @@ class ProxyPoolTest {
                 TestUpstream b = new TestUpstream(TestUpstream.ok("b"))) {
             UpstreamConfig u = TestConfigs.withHealth(upstream(List.of(server(a.port()), server(b.port()))),
                     new HealthCheckConfig("/health", Duration.ofMillis(50), Duration.ofSeconds(1), 2, 1, 200, 399));
-            try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 1 << 20, 1, true);
-                    TestClient client = new TestClient(proxy.port())) {
-                UpstreamServer serverA = proxy.proxies.pool("app").servers().get(0);
-                await().until(() -> !serverA.checkedUp());
+            try (ProxiedServer proxy = new ProxiedServer(u, target(true, true), 1 << 20, 1, true);
+                    RawHttp client = new RawHttp(proxy.port())) {
+                // max-fails = 0: up in the metrics is up by the health check
+                await().until(() -> !proxy.serverUp(0));
                 for (int i = 0; i < 6; i++) {
                     assertThat(client.get("/x").text()).isEqualTo("b");
                 }
                 assertThat(a.requests).allSatisfy(r -> assertThat(r.uri()).isEqualTo("/health"));
                 assertThat(b.requests.stream().filter(r -> r.uri().equals("/health"))).isNotEmpty();
                 aHealthy.set(true);
-                await().until(serverA::checkedUp);
+                await().until(() -> proxy.serverUp(0));
                 List<String> bodies = new java.util.ArrayList<>();
                 for (int i = 0; i < 4; i++) {
                     bodies.add(client.get("/x").text());
@@ -136,17 +136,19 @@ class ProxyPoolTest {
                             new java.net.InetSocketAddress("127.0.0.1", dead)),
                     1, 1, Duration.ofSeconds(30), false);
             UpstreamConfig u = TestConfigs.withRetries(upstream(List.of(deadServer, server(good.port()))), 1);
-            try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 1 << 20, 1, true);
-                    TestClient client = new TestClient(proxy.port())) {
-                UpstreamServer down = proxy.proxies.pool("app").servers().get(0);
+            try (ProxiedServer proxy = new ProxiedServer(u, target(true, true), 1 << 20, 1, true);
+                    RawHttp client = new RawHttp(proxy.port())) {
                 assertThat(client.get("/").text()).isEqualTo("good"); // dead refused, retried on good
-                assertThat(down.available()).isFalse();
+                assertThat(proxy.serverUp(0)).isFalse();
                 for (int i = 0; i < 4; i++) {
                     assertThat(client.get("/").text()).isEqualTo("good");
                 }
                 // The first request tried both, and its log line says so, as nginx's $upstream_addr does.
-                assertThat(proxy.logs.poll().upstream()).isEqualTo("127.0.0.1:" + dead + ", 127.0.0.1:" + good.port());
-                assertThat(proxy.logs).allSatisfy(l -> assertThat(l.upstream()).isEqualTo("127.0.0.1:" + good.port()));
+                List<ProxiedServer.Logged> logs = proxy.logs(5);
+                assertThat(logs).hasSize(5);
+                assertThat(logs.get(0).upstream()).isEqualTo("127.0.0.1:" + dead + ", 127.0.0.1:" + good.port());
+                assertThat(logs.subList(1, 5))
+                        .allSatisfy(l -> assertThat(l.upstream()).isEqualTo("127.0.0.1:" + good.port()));
             }
         }
     }
@@ -161,18 +163,17 @@ class ProxyPoolTest {
             UpstreamConfig u = new UpstreamConfig(base.name(), base.servers(), base.balance(), base.hashKey(),
                     base.keepalive(), base.keepaliveTimeout(), 0, 0, base.queueTimeout(), base.connectTimeout(),
                     Duration.ofMillis(300), base.readTimeout(), 0, base.healthCheck(), 16 * 1024, 100);
-            try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 64L << 20, 1, true);
-                    TestClient client = new TestClient(proxy.port())) {
+            try (ProxiedServer proxy = new ProxiedServer(u, target(true, true), 64L << 20, 1, true);
+                    RawHttp client = new RawHttp(proxy.port())) {
                 int size = 24 << 20;
                 client.send("PUT /big HTTP/1.1\r\nHost: x\r\nContent-Length: " + size + "\r\n\r\n");
                 byte[] chunk = new byte[1 << 20];
                 for (int i = 0; i < 24; i++) {
-                    client.out.write(chunk);
+                    client.send(chunk);
                 }
-                client.out.flush();
-                TestClient.Response r = client.read();
+                Response r = client.read();
                 assertThat(r.status()).isEqualTo(504);
-                assertThat(proxy.logs.peek().note()).contains("send timed out");
+                assertThat(proxy.log().note()).contains("send timed out");
             }
         }
     }
@@ -184,13 +185,12 @@ class ProxyPoolTest {
             int port = ((java.net.InetSocketAddress) silent.getLocalAddress()).getPort();
             UpstreamConfig u = TestConfigs.withHealth(upstream(List.of(server(port))),
                     new HealthCheckConfig("/health", Duration.ofMillis(50), Duration.ofMillis(100), 1, 2, 200, 299));
-            try (ProxyHarness proxy = new ProxyHarness(u, target(true, true), 1 << 20, 1, true);
-                    TestClient client = new TestClient(proxy.port())) {
-                UpstreamServer s = proxy.proxies.pool("app").servers().get(0);
-                await().until(() -> !s.checkedUp());
+            try (ProxiedServer proxy = new ProxiedServer(u, target(true, true), 1 << 20, 1, true);
+                    RawHttp client = new RawHttp(proxy.port())) {
+                await().until(() -> !proxy.serverUp(0)); // max-fails = 0: down only by the health check
                 // The only server is down and there is no backup: 502 at once.
                 assertThat(client.get("/").status()).isEqualTo(502);
-                assertThat(proxy.logs.peek().note()).isEqualTo("upstream_error=\"no live upstreams\"");
+                assertThat(proxy.log().note()).isEqualTo("upstream_error=\"no live upstreams\"");
             }
         }
     }

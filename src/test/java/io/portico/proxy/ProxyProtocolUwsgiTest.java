@@ -2,7 +2,10 @@ package io.portico.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.portico.proxy.UwsgiProxyTest.Reply;
+import static io.portico.proxy.UwsgiProxyTest.environ;
+
+import io.portico.testing.RawHttp;
+import io.portico.testing.Response;
 import io.portico.server.PorticoServer;
 import io.portico.testing.ProxyHeaders;
 import io.portico.testing.TestServers;
@@ -35,9 +38,9 @@ class ProxyProtocolUwsgiTest {
                         ProxyHeaders.sslTlv(ProxyHeaders.PP2_CLIENT_SSL, "TLSv1.3"));
                 s.getOutputStream().write(ProxyHeaders.concat(header,
                         "GET /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII)));
-                Reply r = Reply.parse(s.getInputStream().readAllBytes(), false);
+                Response r = new RawHttp(s).read();
                 assertThat(r.status()).isEqualTo(200);
-                assertThat(r.environ()).containsEntry("REMOTE_ADDR", "198.51.100.9")
+                assertThat(environ(r)).containsEntry("REMOTE_ADDR", "198.51.100.9")
                         .containsEntry("REMOTE_PORT", "50001").containsEntry("REQUEST_SCHEME", "https")
                         .containsEntry("HTTPS", "on");
             } finally {

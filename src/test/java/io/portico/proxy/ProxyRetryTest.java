@@ -1,5 +1,7 @@
 package io.portico.proxy;
 
+import io.portico.testing.RawHttp;
+import io.portico.testing.Response;
 import static io.portico.proxy.TestConfigs.failingAfter;
 import static io.portico.proxy.TestConfigs.server;
 import static io.portico.proxy.TestConfigs.target;
@@ -8,7 +10,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.portico.config.UpstreamConfig;
 import io.portico.config.UpstreamServerConfig;
-import io.portico.upstream.UpstreamServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -45,22 +46,18 @@ class ProxyRetryTest {
         return TestConfigs.withRetries(TestConfigs.withTimeouts(upstream(List.of(servers)), SHORT, SHORT), retries);
     }
 
-    private static UpstreamServer serverAt(ProxyHarness proxy, int index) {
-        return proxy.proxies.pool("app").servers().get(index);
-    }
-
     @Test
     void aConnectTimeoutWithNothingLeftToTryIs504AndTheLoneServerStaysInRotation() throws Exception {
         try (UnansweredPort nowhere = new UnansweredPort();
-                ProxyHarness proxy = new ProxyHarness(pool(0, failingAfter(nowhere.port(), 1)), target(true, true),
+                ProxiedServer proxy = new ProxiedServer(pool(0, failingAfter(nowhere.port(), 1)), target(true, true),
                         1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             assertThat(client.get("/").status()).isEqualTo(504);
-            assertThat(proxy.logs.peek().note()).isEqualTo("upstream_error=\"connect timed out\"");
-            assertThat(proxy.logs.peek().upstreamNanos()).isGreaterThanOrEqualTo(SHORT.toNanos() / 2);
+            assertThat(proxy.log().note()).isEqualTo("upstream_error=\"connect timed out\"");
+            assertThat(proxy.log().upstreamNanos()).isGreaterThanOrEqualTo(SHORT.toNanos() / 2);
             // max-fails = 1 was reached, but as in nginx a pool's only server is never taken out: the next request
             // tries it again (a timeout again) instead of getting fail-timeout's worth of instant 502s
-            assertThat(serverAt(proxy, 0).available()).isTrue();
+            assertThat(proxy.serverUp(0)).isTrue();
             assertThat(client.get("/").status()).isEqualTo(504);
         }
     }
@@ -69,17 +66,17 @@ class ProxyRetryTest {
     void aConnectTimeoutSendsEvenAPostToTheNextServer() throws Exception {
         try (UnansweredPort nowhere = new UnansweredPort();
                 TestUpstream good = new TestUpstream(TestUpstream.ok("good"));
-                ProxyHarness proxy = new ProxyHarness(pool(1, failingAfter(nowhere.port(), 1), server(good.port())),
+                ProxiedServer proxy = new ProxiedServer(pool(1, failingAfter(nowhere.port(), 1), server(good.port())),
                         target(true, true), 1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             // Round-robin picks the first server first: nothing reached it, so the POST may go on.
             client.send("POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc");
-            TestClient.Response r = client.read();
+            Response r = client.read();
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.text()).isEqualTo("good");
             assertThat(good.requests).singleElement()
                     .satisfies(req -> assertThat(new String(req.body())).isEqualTo("abc"));
-            assertThat(serverAt(proxy, 0).available()).isFalse();
+            assertThat(proxy.serverUp(0)).isFalse();
         }
     }
 
@@ -87,15 +84,15 @@ class ProxyRetryTest {
     void aReadTimeoutBeforeTheHeadSendsAGetToTheNextServerAndCountsAsAFailure() throws Exception {
         try (TestUpstream stalls = silent();
                 TestUpstream good = new TestUpstream(TestUpstream.ok("good"));
-                ProxyHarness proxy = new ProxyHarness(pool(1, failingAfter(stalls.port(), 1), server(good.port())),
+                ProxiedServer proxy = new ProxiedServer(pool(1, failingAfter(stalls.port(), 1), server(good.port())),
                         target(true, true), 1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
-            TestClient.Response r = client.get("/g");
+                RawHttp client = new RawHttp(proxy.port())) {
+            Response r = client.get("/g");
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.text()).isEqualTo("good");
             assertThat(stalls.requests).extracting(TestUpstream.Request::uri).containsExactly("/g");
             assertThat(good.requests).extracting(TestUpstream.Request::uri).containsExactly("/g");
-            assertThat(serverAt(proxy, 0).available()).isFalse();
+            assertThat(proxy.serverUp(0)).isFalse();
         }
     }
 
@@ -103,15 +100,15 @@ class ProxyRetryTest {
     void aPostThatTimedOutAfterItWasSentIsNeverSentAgain() throws Exception {
         try (TestUpstream stalls = silent();
                 TestUpstream good = new TestUpstream(TestUpstream.ok("good"));
-                ProxyHarness proxy = new ProxyHarness(pool(1, failingAfter(stalls.port(), 1), server(good.port())),
+                ProxiedServer proxy = new ProxiedServer(pool(1, failingAfter(stalls.port(), 1), server(good.port())),
                         target(true, true), 1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             client.send("POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc");
             assertThat(client.read().status()).isEqualTo(504);
-            assertThat(proxy.logs.peek().note()).contains("read timed out");
+            assertThat(proxy.log().note()).contains("read timed out");
             assertThat(stalls.requests).hasSize(1);
             assertThat(good.requests).isEmpty();
-            assertThat(serverAt(proxy, 0).available()).isFalse();
+            assertThat(proxy.serverUp(0)).isFalse();
         }
     }
 
@@ -119,9 +116,9 @@ class ProxyRetryTest {
     void aGetIsNotSentAgainWhenNoRetriesAreLeft() throws Exception {
         try (TestUpstream stalls = silent();
                 TestUpstream good = new TestUpstream(TestUpstream.ok("good"));
-                ProxyHarness proxy = new ProxyHarness(pool(0, server(stalls.port()), server(good.port())),
+                ProxiedServer proxy = new ProxiedServer(pool(0, server(stalls.port()), server(good.port())),
                         target(true, true), 1 << 20, 1, true);
-                TestClient client = new TestClient(proxy.port())) {
+                RawHttp client = new RawHttp(proxy.port())) {
             assertThat(client.get("/g").status()).isEqualTo(504);
             assertThat(good.requests).isEmpty();
         }

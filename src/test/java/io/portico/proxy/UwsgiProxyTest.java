@@ -6,18 +6,15 @@ import io.netty.channel.epoll.Epoll;
 import io.portico.server.PorticoServer;
 import io.portico.testing.LogCapture;
 import io.portico.testing.RefusedPort;
+import io.portico.testing.RawHttp;
+import io.portico.testing.Response;
 import io.portico.testing.TestServers;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -70,10 +67,10 @@ class UwsgiProxyTest {
 
     @Test
     void getWithAQueryCarriesNginxsUwsgiParams() throws IOException {
-        Reply r = exchange("GET /echo/%C3%A9t%C3%A9?a=1&b=%20x HTTP/1.1\r\nHost: Example.COM:8080\r\n"
+        Response r = exchange("GET /echo/%C3%A9t%C3%A9?a=1&b=%20x HTTP/1.1\r\nHost: Example.COM:8080\r\n"
                 + "Content-Type: text/weird\r\nConnection: close\r\n\r\n");
-        assertThat(r.status).isEqualTo(200);
-        Map<String, String> env = r.environ();
+        assertThat(r.status()).isEqualTo(200);
+        Map<String, String> env = environ(r);
         assertThat(env).containsEntry("REQUEST_METHOD", "GET")
                 .containsEntry("REQUEST_URI", "/echo/%C3%A9t%C3%A9?a=1&b=%20x")
                 .containsEntry("QUERY_STRING", "a=1&b=%20x")
@@ -97,17 +94,17 @@ class UwsgiProxyTest {
 
     @Test
     void thePathIsTheNormalizedOne() throws IOException {
-        Reply r = exchange("GET /a/./b//../c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        assertThat(r.status).isEqualTo(200);
-        assertThat(r.environ()).containsEntry("PATH_INFO", "/a/c").containsEntry("REQUEST_URI", "/a/c");
+        Response r = exchange("GET /a/./b//../c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(environ(r)).containsEntry("PATH_INFO", "/a/c").containsEntry("REQUEST_URI", "/a/c");
     }
 
     @Test
     void headersBothWaysWithRepeatedNamesAndUnderscoresDropped() throws IOException {
-        Reply r = exchange("GET /h HTTP/1.1\r\nHost: x\r\nX-Multi: one\r\nX-Multi: two\r\nCookie: a=1\r\n"
+        Response r = exchange("GET /h HTTP/1.1\r\nHost: x\r\nX-Multi: one\r\nX-Multi: two\r\nCookie: a=1\r\n"
                 + "Cookie: b=2\r\nX_Sneaky: 1\r\nX-Sneaky: real\r\nConnection: close\r\n\r\n");
-        assertThat(r.status).isEqualTo(200);
-        assertThat(r.environ()).containsEntry("HTTP_X_MULTI", "one, two")
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(environ(r)).containsEntry("HTTP_X_MULTI", "one, two")
                 .containsEntry("HTTP_COOKIE", "a=1; b=2")
                 .containsEntry("HTTP_X_SNEAKY", "real"); // the underscore spelling was dropped, not merged in
         assertThat(r.all("set-cookie")).containsExactly("a=1", "b=2");
@@ -116,10 +113,10 @@ class UwsgiProxyTest {
 
     @Test
     void postWithABody() throws IOException {
-        Reply r = exchange("POST /form HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+        Response r = exchange("POST /form HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
                 + "Content-Length: 11\r\nConnection: close\r\n\r\nhello=world");
-        assertThat(r.status).isEqualTo(200);
-        assertThat(r.environ()).containsEntry("REQUEST_METHOD", "POST").containsEntry("CONTENT_LENGTH", "11")
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(environ(r)).containsEntry("REQUEST_METHOD", "POST").containsEntry("CONTENT_LENGTH", "11")
                 .containsEntry("CONTENT_TYPE", "application/x-www-form-urlencoded");
         assertThat(r.text()).endsWith("\nBODY=hello=world");
     }
@@ -127,10 +124,10 @@ class UwsgiProxyTest {
     @Test
     void chunkedBodiesAreReadWholeAndSentWithTheirLengthEvenOnAStreamingLocation() throws IOException {
         for (String path : List.of("/chunked", "/streamed/chunked")) {
-            Reply r = exchange("POST " + path + " HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+            Response r = exchange("POST " + path + " HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
                     + "Connection: close\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n");
-            assertThat(r.status).as(path).isEqualTo(200);
-            assertThat(r.environ()).as(path).containsEntry("CONTENT_LENGTH", "11")
+            assertThat(r.status()).as(path).isEqualTo(200);
+            assertThat(environ(r)).as(path).containsEntry("CONTENT_LENGTH", "11")
                     .doesNotContainKey("HTTP_TRANSFER_ENCODING");
             assertThat(r.text()).as(path).endsWith("\nBODY=hello world");
         }
@@ -139,108 +136,106 @@ class UwsgiProxyTest {
     @Test
     void streamedBodyWithALength() throws IOException {
         String body = "z".repeat(200_000);
-        Reply r = exchange("PUT /streamed/up HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length()
+        Response r = exchange("PUT /streamed/up HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length()
                 + "\r\nConnection: close\r\n\r\n" + body);
-        assertThat(r.status).isEqualTo(200);
+        assertThat(r.status()).isEqualTo(200);
         assertThat(r.text()).endsWith("\nBODY=" + body);
     }
 
     @Test
     void largeAndUnframedResponses() throws IOException {
-        Reply large = exchange("GET /large?5000000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        assertThat(large.status).isEqualTo(200);
+        Response large = exchange("GET /large?5000000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assertThat(large.status()).isEqualTo(200);
         assertThat(large.header("content-length")).isEqualTo("5000000");
-        assertThat(large.body).hasSize(5_000_000);
+        assertThat(large.body()).hasSize(5_000_000);
         // no Content-Length: uWSGI closes after it, and the client gets it chunked (HTTP/1.0: to the close)
-        Reply unframed = exchange("GET /unframed HTTP/1.0\r\n\r\n");
-        assertThat(unframed.status).isEqualTo(200);
-        assertThat(unframed.body).hasSize(1_000_000);
+        Response unframed = exchange("GET /unframed HTTP/1.0\r\n\r\n");
+        assertThat(unframed.status()).isEqualTo(200);
+        assertThat(unframed.body()).hasSize(1_000_000);
     }
 
     @Test
     void aStreamedLargeResponse() throws IOException {
-        Reply r = exchange("GET /streamed/large?3000000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        assertThat(r.status).isEqualTo(200);
-        assertThat(r.body).hasSize(3_000_000);
+        Response r = exchange("GET /streamed/large?3000000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.body()).hasSize(3_000_000);
     }
 
     @Test
     void theResponseHeaderCountLimitHoldsAsForHttp() throws IOException {
         // 99 fields and Content-Length are the default 100; one more is a 502
-        assertThat(exchange("GET /headers?99 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status)
+        assertThat(exchange("GET /headers?99 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status())
                 .isEqualTo(200);
-        assertThat(exchange("GET /headers?100 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status)
+        assertThat(exchange("GET /headers?100 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status())
                 .isEqualTo(502);
     }
 
     @Test
     void bodiesOverTheLocationsLimitAre413EvenChunked() throws IOException {
         assertThat(exchange("POST /small/x HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\nConnection: close\r\n\r\n"
-                + "hello world").status).isEqualTo(413);
+                + "hello world").status()).isEqualTo(413);
         assertThat(exchange("POST /small/x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
-                + "Connection: close\r\n\r\n6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n").status).isEqualTo(413);
+                + "Connection: close\r\n\r\n6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n").status()).isEqualTo(413);
         assertThat(exchange("POST /small/x HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nConnection: close\r\n\r\n"
                 + "hello").text()).endsWith("BODY=hello");
     }
 
     @Test
     void manyRequestsOnOneClientConnectionEachOnAFreshUwsgiConnection() throws IOException {
-        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+        try (RawHttp s = new RawHttp(port)) {
             for (int i = 0; i < 5; i++) {
-                s.getOutputStream().write(("GET /k?" + i + " HTTP/1.1\r\nHost: x\r\n\r\n")
-                        .getBytes(StandardCharsets.US_ASCII));
-                Reply r = Reply.readOne(s.getInputStream());
-                assertThat(r.status).isEqualTo(200);
-                assertThat(r.environ()).containsEntry("QUERY_STRING", Integer.toString(i));
+                Response r = s.send("GET /k?" + i + " HTTP/1.1\r\nHost: x\r\n\r\n").read();
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(environ(r)).containsEntry("QUERY_STRING", Integer.toString(i));
             }
         }
     }
 
     @Test
     void headResponseHasNoBody() throws IOException {
-        Reply r = exchange("HEAD /large?1000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        assertThat(r.status).isEqualTo(200);
-        assertThat(r.body).isEmpty();
+        Response r = exchange("HEAD /large?1000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.body()).isEmpty();
     }
 
     @Test
     void aStatusUwsgiCannotFrameIsA502() throws IOException {
         // uWSGI writes the app's status as given: "999" is not an HTTP status, refused as from an HTTP upstream
-        assertThat(exchange("GET /status?999 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status)
+        assertThat(exchange("GET /status?999 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status())
                 .isEqualTo(502);
-        assertThat(exchange("GET /status?418 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status)
+        assertThat(exchange("GET /status?418 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status())
                 .isEqualTo(418);
     }
 
     @Test
     void aCrashedWorkerIsA502AndTheNextRequestIsServed() throws IOException {
-        assertThat(exchange("GET /crash HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status).isEqualTo(502);
-        assertThat(exchange("GET /after HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status).isEqualTo(200);
+        assertThat(exchange("GET /crash HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status()).isEqualTo(502);
+        assertThat(exchange("GET /after HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status()).isEqualTo(200);
     }
 
     @Test
     void aSlowWorkerIsA504AtReadTimeout() throws IOException {
         long start = System.nanoTime();
-        assertThat(exchange("GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status).isEqualTo(504);
+        assertThat(exchange("GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status()).isEqualTo(504);
         assertThat((System.nanoTime() - start) / 1_000_000).isBetween(900L, 2900L);
     }
 
     @Test
     void aRefusedAddressIsA502() throws IOException {
-        assertThat(exchange("GET /nowhere/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status)
+        assertThat(exchange("GET /nowhere/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status())
                 .isEqualTo(502);
     }
 
     @Test
     void anInlineAddressMakesAnUpstream() throws IOException {
-        Reply r = exchange("GET /inline/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        assertThat(r.status).isEqualTo(200);
-        assertThat(r.environ()).containsEntry("PATH_INFO", "/inline/x").doesNotContainKey("APP_ENV");
+        Response r = exchange("GET /inline/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(environ(r)).containsEntry("PATH_INFO", "/inline/x").doesNotContainKey("APP_ENV");
     }
 
     @Test
     void metricsNameTheProtocol() throws IOException {
-        Reply r = exchange("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        Response r = exchange("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         // labels in the library's order (alphabetical): server before upstream
         assertThat(r.text().lines()).anyMatch(l -> l.contains("server=\"uwsgi://" + uwsgi.address() + "\"")
                 && l.contains("upstream=\"py\""));
@@ -253,10 +248,10 @@ class UwsgiProxyTest {
             PorticoServer p = TestServers.start("locations = [ { path = \"/\", proxy = \"uwsgi://"
                     + overUnix.address() + "\" } ]\n");
             try {
-                Reply r = exchange(TestServers.port(p), "POST /u?q HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n"
+                Response r = exchange(TestServers.port(p), "POST /u?q HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n"
                         + "Connection: close\r\n\r\nabc");
-                assertThat(r.status).isEqualTo(200);
-                assertThat(r.environ()).containsEntry("PATH_INFO", "/u").containsEntry("QUERY_STRING", "q");
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(environ(r)).containsEntry("PATH_INFO", "/u").containsEntry("QUERY_STRING", "q");
                 assertThat(r.text()).endsWith("BODY=abc");
             } finally {
                 p.stop();
@@ -267,7 +262,7 @@ class UwsgiProxyTest {
                 + sockDir.resolve("gone.sock") + "\" } ]\n");
         try {
             assertThat(exchange(TestServers.port(p), "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                    .status).isEqualTo(502);
+                    .status()).isEqualTo(502);
         } finally {
             p.stop();
         }
@@ -281,10 +276,10 @@ class UwsgiProxyTest {
         try {
             int before = uwsgi.crashes().size();
             assertThat(exchange(TestServers.port(p), "POST /crash HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n"
-                    + "Connection: close\r\n\r\nx").status).isEqualTo(502);
+                    + "Connection: close\r\n\r\nx").status()).isEqualTo(502);
             assertThat(uwsgi.crashes().subList(before, uwsgi.crashes().size())).containsExactly("POST");
             assertThat(exchange(TestServers.port(p), "GET /crash HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                    .status).isEqualTo(502);
+                    .status()).isEqualTo(502);
             assertThat(uwsgi.crashes().subList(before, uwsgi.crashes().size())).containsExactly("POST", "GET", "GET");
         } finally {
             p.stop();
@@ -304,9 +299,9 @@ class UwsgiProxyTest {
                 s.setSoTimeout(10_000);
                 s.getOutputStream().write("GET /tls HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
                         .getBytes(StandardCharsets.US_ASCII));
-                Reply r = Reply.parse(s.getInputStream().readAllBytes(), false);
-                assertThat(r.status).isEqualTo(200);
-                assertThat(r.environ()).containsEntry("HTTPS", "on").containsEntry("REQUEST_SCHEME", "https")
+                Response r = new RawHttp(s).read();
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(environ(r)).containsEntry("HTTPS", "on").containsEntry("REQUEST_SCHEME", "https")
                         .containsEntry("SERVER_NAME", "localhost");
             }
         } finally {
@@ -326,7 +321,7 @@ class UwsgiProxyTest {
                     + "locations = [ { path = \"/\", proxy = pair } ]\n");
             try {
                 assertThat(exchange(TestServers.port(p), "GET /logged HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                        .status).isEqualTo(200);
+                        .status()).isEqualTo(200);
                 org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
                         .until(() -> java.nio.file.Files.exists(log) && !java.nio.file.Files.readAllLines(log).isEmpty());
                 assertThat(java.nio.file.Files.readAllLines(log).get(0))
@@ -348,115 +343,34 @@ class UwsgiProxyTest {
         try {
             int port = TestServers.port(p);
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() ->
-                    exchange(port, "GET /sick/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status == 502);
+                    exchange(port, "GET /sick/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status() == 502);
             // probed as often, and still in rotation: its checks reached the app and got the 204
-            assertThat(exchange(port, "GET /well/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status)
+            assertThat(exchange(port, "GET /well/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status())
                     .isEqualTo(200);
         } finally {
             p.stop();
         }
     }
 
-    static Reply exchange(String request) throws IOException {
+    static Response exchange(String request) throws IOException {
         return exchange(port, request);
     }
 
-    static Reply exchange(int port, String request) throws IOException {
-        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
-            s.setSoTimeout(10_000);
-            s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
-            return Reply.parse(s.getInputStream().readAllBytes(), request.startsWith("HEAD "));
-        }
+    static Response exchange(int port, String request) throws IOException {
+        return RawHttp.exchange(port, request);
     }
 
-    /** A response with every header field kept (repeated names too), its body unchunked. */
-    record Reply(int status, List<String[]> fields, byte[] body) {
-        static Reply parse(byte[] raw, boolean head) throws IOException {
-            return readOne(new java.io.ByteArrayInputStream(raw), head, true);
-        }
-
-        static Reply readOne(InputStream in) throws IOException {
-            return readOne(in, false, false);
-        }
-
-        private static Reply readOne(InputStream in, boolean head, boolean toClose) throws IOException {
-            ByteArrayOutputStream h = new ByteArrayOutputStream();
-            while (!h.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
-                int b = in.read();
-                if (b < 0) {
-                    throw new IOException("closed in the head: " + h);
-                }
-                h.write(b);
-            }
-            String[] lines = h.toString(StandardCharsets.ISO_8859_1).split("\r\n");
-            int status = Integer.parseInt(lines[0].split(" ")[1]);
-            List<String[]> fields = new ArrayList<>();
-            for (int i = 1; i < lines.length; i++) {
-                int colon = lines[i].indexOf(':');
-                fields.add(new String[] {lines[i].substring(0, colon).toLowerCase(Locale.ROOT),
-                        lines[i].substring(colon + 1).trim()});
-            }
-            Reply r = new Reply(status, fields, new byte[0]);
-            if (head) {
-                return r;
-            }
-            String length = r.header("content-length");
-            byte[] body;
-            if (length != null) {
-                body = in.readNBytes(Integer.parseInt(length));
-            } else if ("chunked".equals(r.header("transfer-encoding"))) {
-                body = unchunk(in);
-            } else {
-                body = toClose ? in.readAllBytes() : new byte[0];
-            }
-            return new Reply(status, fields, body);
-        }
-
-        private static byte[] unchunk(InputStream in) throws IOException {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            while (true) {
-                StringBuilder line = new StringBuilder();
-                for (int b; (b = in.read()) != '\n'; ) {
-                    if (b < 0) {
-                        throw new IOException("closed in a chunk");
-                    }
-                    line.append((char) b);
-                }
-                int size = Integer.parseInt(line.toString().trim(), 16);
-                if (size == 0) {
-                    in.readNBytes(2);
-                    return out.toByteArray();
-                }
-                out.write(in.readNBytes(size));
-                in.readNBytes(2);
+    /** The app's echo: NAME=value lines up to BODY= (bytes as the app sent them, so latin-1). */
+    static Map<String, String> environ(Response r) {
+        Map<String, String> env = new LinkedHashMap<>();
+        String text = r.latin1();
+        int end = text.indexOf("\nBODY=");
+        for (String line : text.substring(0, end < 0 ? text.length() : end).split("\n")) {
+            int eq = line.indexOf('=');
+            if (eq > 0) {
+                env.put(line.substring(0, eq), line.substring(eq + 1));
             }
         }
-
-        String header(String name) {
-            List<String> all = all(name);
-            return all.isEmpty() ? null : all.get(0);
-        }
-
-        List<String> all(String name) {
-            return fields.stream().filter(f -> f[0].equals(name)).map(f -> f[1]).toList();
-        }
-
-        String text() {
-            return new String(body, StandardCharsets.ISO_8859_1);
-        }
-
-        /** The app's echo: NAME=value lines up to BODY=. */
-        Map<String, String> environ() {
-            Map<String, String> env = new LinkedHashMap<>();
-            String text = text();
-            int end = text.indexOf("\nBODY=");
-            for (String line : text.substring(0, end < 0 ? text.length() : end).split("\n")) {
-                int eq = line.indexOf('=');
-                if (eq > 0) {
-                    env.put(line.substring(0, eq), line.substring(eq + 1));
-                }
-            }
-            return env;
-        }
+        return env;
     }
 }

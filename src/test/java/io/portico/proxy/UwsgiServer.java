@@ -1,19 +1,12 @@
 package io.portico.proxy;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
+import io.portico.testing.ExternalProcess;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
 /**
  * A real uWSGI (Debian's {@code uwsgi} with {@code uwsgi-plugin-python3}) serving {@link #APP}, a small WSGI app
@@ -65,56 +58,43 @@ final class UwsgiServer implements AutoCloseable {
                 return [out]
             """;
 
-    private final Process process;
+    private final ExternalProcess process;
     private final String address;
-    private final Path log;
     private final Path dir;
 
-    private UwsgiServer(Process process, String address, Path log) {
+    private UwsgiServer(ExternalProcess process, String address, Path dir) {
         this.process = process;
         this.address = address;
-        this.log = log;
-        this.dir = log.getParent();
+        this.dir = dir;
     }
 
     /** On a free loopback port. */
     static UwsgiServer tcp(Path dir) throws IOException {
-        int port = freePort();
-        String socket = "127.0.0.1:" + port;
-        UwsgiServer s = start(dir, socket, socket);
-        s.awaitTcp(port);
-        return s;
+        ExternalProcess p = start(dir, port -> "127.0.0.1:" + port, ExternalProcess::acceptsTcp);
+        return new UwsgiServer(p, "127.0.0.1:" + p.port(), dir);
     }
 
     /** On {@code dir/app.sock}. */
     static UwsgiServer unix(Path dir) throws IOException {
         Path sock = dir.resolve("app.sock");
-        UwsgiServer s = start(dir, sock.toString(), "unix:" + sock);
-        s.awaitUnix(sock);
-        return s;
+        return new UwsgiServer(start(dir, port -> sock.toString(), ExternalProcess.acceptsUnix(sock)), "unix:" + sock,
+                dir);
     }
 
-    private static UwsgiServer start(Path dir, String socket, String address) throws IOException {
-        requireInstalled();
+    private static ExternalProcess start(Path dir, IntFunction<String> socket, ExternalProcess.Probe ready)
+            throws IOException {
+        ExternalProcess.require(ExternalProcess.onPath("uwsgi")
+                        && Files.exists(Path.of("/usr/lib/uwsgi/plugins/python3_plugin.so")),
+                "uwsgi with its python3 plugin is not installed (apt-get install -y uwsgi uwsgi-plugin-python3)",
+                "CI", "PORTICO_REQUIRE_UWSGI");
         Files.writeString(dir.resolve("app.py"), APP);
-        Path log = dir.resolve("uwsgi.log");
-        List<String> command = new ArrayList<>(List.of("uwsgi", "--plugin", "python3", "--uwsgi-socket", socket,
-                "--master", "--processes", "3", "--chdir", dir.toString(), "--wsgi-file", "app.py",
-                "--need-app", "--die-on-term", "--logto", log.toString()));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        return new UwsgiServer(p, address, log);
-    }
-
-    private static void requireInstalled() {
-        boolean installed = System.getenv("PATH") != null && java.util.Arrays.stream(System.getenv("PATH").split(":"))
-                .anyMatch(d -> Files.isExecutable(Path.of(d, "uwsgi")))
-                && Files.exists(Path.of("/usr/lib/uwsgi/plugins/python3_plugin.so"));
-        String why = "uwsgi with its python3 plugin is not installed (apt-get install -y uwsgi uwsgi-plugin-python3)";
-        if (!installed && ("true".equals(System.getenv("CI")) || "1".equals(System.getenv("PORTICO_REQUIRE_UWSGI")))) {
-            throw new IllegalStateException(why);
-        }
-        assumeTrue(installed, why);
+        return ExternalProcess.builder("uwsgi")
+                .command((own, port) -> List.of("uwsgi", "--plugin", "python3", "--uwsgi-socket", socket.apply(port),
+                        "--master", "--processes", "3", "--chdir", dir.toString(), "--wsgi-file", "app.py",
+                        "--need-app", "--die-on-term"))
+                .ready(ready)
+                .grace(Duration.ofSeconds(10))
+                .start();
     }
 
     /** The address as an upstream server names it, without the scheme: 127.0.0.1:PORT or unix:/path. */
@@ -128,62 +108,8 @@ final class UwsgiServer implements AutoCloseable {
         return Files.exists(file) ? Files.readAllLines(file) : List.of();
     }
 
-    private void awaitTcp(int port) throws IOException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (System.nanoTime() < deadline && process.isAlive()) {
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-                return;
-            } catch (IOException notYet) {
-                pause();
-            }
-        }
-        failed();
-    }
-
-    private void awaitUnix(Path sock) throws IOException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (System.nanoTime() < deadline && process.isAlive()) {
-            try (SocketChannel c = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-                c.connect(UnixDomainSocketAddress.of(sock));
-                return;
-            } catch (IOException notYet) {
-                pause();
-            }
-        }
-        failed();
-    }
-
-    private void failed() throws IOException {
-        String output = Files.exists(log) ? Files.readString(log) : "(no log)";
-        close();
-        throw new IllegalStateException("uwsgi did not start: " + output);
-    }
-
-    /** Polling a process we do not own the readiness of: there is no future to wait on. */
-    private static void pause() {
-        try {
-            Thread.sleep(50);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        process.close();
     }
 }

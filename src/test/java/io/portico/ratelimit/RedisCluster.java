@@ -1,20 +1,13 @@
 package io.portico.ratelimit;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
+import io.portico.testing.ExternalProcess;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * A real Redis Cluster on loopback for the tests of shared zones: three masters and three replicas
@@ -28,18 +21,16 @@ public final class RedisCluster implements AutoCloseable {
     public record Tls(Path cert, Path key, Path ca) {}
 
     /** One node: its process, plain port, TLS port (0 without TLS). */
-    record Node(Process process, int port, int tlsPort) {
+    record Node(ExternalProcess process, int port, int tlsPort) {
         int clientPort() {
             return tlsPort != 0 ? tlsPort : port;
         }
     }
 
-    private final Path dir;
     private final List<Node> nodes = new ArrayList<>();
     private final Tls tls;
 
-    private RedisCluster(Path dir, Tls tls) {
-        this.dir = dir;
+    private RedisCluster(Tls tls) {
         this.tls = tls;
     }
 
@@ -49,13 +40,8 @@ public final class RedisCluster implements AutoCloseable {
 
     /** Six nodes, joined; returns once every node says {@code cluster_state:ok}. */
     public static RedisCluster start(Tls tls) {
-        requireRedis();
-        RedisCluster cluster;
-        try {
-            cluster = new RedisCluster(Files.createTempDirectory("portico-redis-cluster"), tls);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        RedisServer.requireInstalled("redis-server", "redis-cli");
+        RedisCluster cluster = new RedisCluster(tls);
         try {
             for (int i = 0; i < 6; i++) {
                 cluster.nodes.add(cluster.startNode());
@@ -71,37 +57,25 @@ public final class RedisCluster implements AutoCloseable {
     }
 
     private Node startNode() throws IOException {
-        int port = freePort();
-        int tlsPort = tls == null ? 0 : freePort();
-        Path nodeDir = Files.createDirectories(dir.resolve("node-" + port));
-        List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port),
-                "--bind", "127.0.0.1", "--cluster-enabled", "yes",
-                "--cluster-config-file", nodeDir.resolve("nodes.conf").toString(), "--cluster-node-timeout", "1000",
-                "--dir", nodeDir.toString(), "--save", "", "--appendonly", "no", "--loglevel", "warning",
-                "--logfile", nodeDir.resolve("redis.log").toString()));
-        if (tls != null) {
-            command.addAll(List.of("--tls-port", Integer.toString(tlsPort), "--tls-cert-file", tls.cert().toString(),
-                    "--tls-key-file", tls.key().toString(), "--tls-ca-cert-file", tls.ca().toString(),
-                    "--tls-cluster", "yes", "--tls-replication", "yes", "--tls-auth-clients", "no"));
-        }
-        Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        Node node = new Node(process, port, tlsPort);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (true) {
-            try {
-                if (Resp.command(port, "PING").equals("PONG")) {
-                    return node;
-                }
-            } catch (IOException e) {
-                // not listening yet
-            }
-            if (System.nanoTime() > deadline || !process.isAlive()) {
-                process.destroyForcibly();
-                throw new IOException("redis-server on " + port + " did not start");
-            }
-            pause(20);
-        }
+        int tlsPort = tls == null ? 0 : ExternalProcess.freePort();
+        ExternalProcess process = ExternalProcess.builder("redis-cluster-node")
+                .command((nodeDir, port) -> {
+                    List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port),
+                            "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-config-file",
+                            nodeDir.resolve("nodes.conf").toString(), "--cluster-node-timeout", "1000",
+                            "--dir", nodeDir.toString(), "--save", "", "--appendonly", "no", "--loglevel", "warning"));
+                    if (tls != null) {
+                        command.addAll(List.of("--tls-port", Integer.toString(tlsPort), "--tls-cert-file",
+                                tls.cert().toString(), "--tls-key-file", tls.key().toString(), "--tls-ca-cert-file",
+                                tls.ca().toString(), "--tls-cluster", "yes", "--tls-replication", "yes",
+                                "--tls-auth-clients", "no"));
+                    }
+                    return command;
+                })
+                .ready(port -> Resp.command(port, "PING").equals("PONG"))
+                .deadline(java.time.Duration.ofSeconds(10))
+                .start();
+        return new Node(process, process.port(), tlsPort);
     }
 
     private void create() throws IOException {
@@ -249,12 +223,7 @@ public final class RedisCluster implements AutoCloseable {
 
     /** Kills {@code node} (SIGKILL, as a crash), and returns the nodes still running. */
     List<Node> kill(Node node) {
-        node.process().destroyForcibly();
-        try {
-            node.process().waitFor(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        node.process().kill();
         return live();
     }
 
@@ -269,39 +238,7 @@ public final class RedisCluster implements AutoCloseable {
     /** Stops every node and deletes their files. */
     @Override
     public void close() {
-        for (Node n : nodes) {
-            n.process().destroyForcibly();
-        }
-        for (Node n : nodes) {
-            try {
-                n.process().waitFor(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // best effort: a temp directory
-        }
-    }
-
-    private static void requireRedis() {
-        boolean installed = System.getenv("PATH") != null && Arrays.stream(System.getenv("PATH").split(":"))
-                .anyMatch(d -> Files.isExecutable(Path.of(d, "redis-server")) && Files.isExecutable(Path.of(d,
-                        "redis-cli")));
-        if (!installed && "1".equals(System.getenv("PORTICO_REQUIRE_REDIS"))) {
-            throw new IllegalStateException("redis-server is not installed (apt-get install -y redis-server)");
-        }
-        assumeTrue(installed, "redis-server is not installed (apt-get install -y redis-server)");
-    }
-
-    private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        nodes.forEach(n -> n.process().close());
     }
 
     private static void pause(long millis) {

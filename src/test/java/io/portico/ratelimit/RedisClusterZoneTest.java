@@ -3,6 +3,7 @@ package io.portico.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.portico.server.PorticoServer;
+import io.portico.testing.RawHttp;
 import io.portico.testing.TestServers;
 import java.io.IOException;
 import java.net.URI;
@@ -193,10 +194,10 @@ class RedisClusterZoneTest {
         // One keep-alive connection, a buffered reader: what the client measures is Portico's wait, not an HTTP
         // client's threads (java.net.http hands each response through a selector thread and an executor).
         Thread load = new Thread(() -> {
-            try (KeepAlive client = new KeepAlive(port)) {
+            try (RawHttp client = new RawHttp(port)) {
                 for (int i = 0; running.get(); i++) {
                     long start = System.nanoTime();
-                    client.get("load-" + (i % 50));
+                    client.send("GET / HTTP/1.1\r\nHost: x\r\nX-Key: load-" + (i % 50) + "\r\n\r\n").read();
                     waits.add(new long[] {start, System.nanoTime() - start});
                 }
             } catch (IOException e) {
@@ -239,52 +240,6 @@ class RedisClusterZoneTest {
                 .isLessThan(timeoutMillis + 25.0);
         assertThat(longest / 1e6).as("none much longer than store-timeout").isLessThan(timeoutMillis + 100.0);
         assertThat(failures(port, zone)).as("on-store-failure decided meanwhile").isGreaterThan(0);
-    }
-
-    /** GETs of / with an X-Key on one keep-alive connection, read through a buffer. */
-    private static final class KeepAlive implements AutoCloseable {
-        private final java.net.Socket socket = new java.net.Socket();
-        private final java.io.BufferedInputStream in;
-
-        KeepAlive(int port) throws IOException {
-            socket.connect(new java.net.InetSocketAddress("127.0.0.1", port), 2_000);
-            socket.setTcpNoDelay(true);
-            socket.setSoTimeout(10_000);
-            in = new java.io.BufferedInputStream(socket.getInputStream());
-        }
-
-        /** The status of one GET; the body is read (Content-Length) and dropped. */
-        int get(String key) throws IOException {
-            socket.getOutputStream().write(("GET / HTTP/1.1\r\nHost: x\r\nX-Key: " + key + "\r\n\r\n")
-                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-            String status = line();
-            int length = 0;
-            for (String h = line(); !h.isEmpty(); h = line()) {
-                if (h.regionMatches(true, 0, "content-length:", 0, 15)) {
-                    length = Integer.parseInt(h.substring(15).trim());
-                }
-            }
-            in.readNBytes(length);
-            return Integer.parseInt(status.substring(9, 12));
-        }
-
-        private String line() throws IOException {
-            StringBuilder b = new StringBuilder();
-            for (int c = in.read(); c != '\n'; c = in.read()) {
-                if (c < 0) {
-                    throw new IOException("closed");
-                }
-                if (c != '\r') {
-                    b.append((char) c);
-                }
-            }
-            return b.toString();
-        }
-
-        @Override
-        public void close() throws IOException {
-            socket.close();
-        }
     }
 
     /** A fresh client gets exactly its burst of 5 from Redis: 5 passes, a rejection, no store failure. */

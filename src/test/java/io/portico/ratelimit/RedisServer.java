@@ -1,17 +1,14 @@
 package io.portico.ratelimit;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
+import io.portico.testing.ExternalProcess;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
+import java.util.List;
 
 /**
  * A real {@code redis-server} on a free loopback port, without persistence, for the tests of shared zones. One is
@@ -21,26 +18,26 @@ import java.util.concurrent.TimeUnit;
 public final class RedisServer {
     private static RedisServer shared;
 
-    private final Process process;
+    private final ExternalProcess process;
     private final int port;
     /** The TLS port of {@link #startTls}; 0 otherwise. */
     private int tlsPort;
 
-    private RedisServer(Process process, int port) {
+    private RedisServer(ExternalProcess process) {
         this.process = process;
-        this.port = port;
+        this.port = process.port();
     }
 
     /**
      * A server that also speaks TLS (Debian's redis-server is built with it), with {@code cert} and {@code key}
      * (PEM) on {@link #tlsPort}; clients need no certificate. The plain port stays for the fixture's PING.
      */
-    static RedisServer startTls(Path cert, Path key) {
-        int tls = freePort();
-        RedisServer server = start(port -> new String[] {"redis-server", "--port", Integer.toString(port),
+    static RedisServer startTls(Path cert, Path key) throws IOException {
+        int tls = ExternalProcess.freePort();
+        RedisServer server = start((dir, port) -> List.of("redis-server", "--port", Integer.toString(port),
                 "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning",
                 "--tls-port", Integer.toString(tls), "--tls-cert-file", cert.toString(), "--tls-key-file",
-                key.toString(), "--tls-ca-cert-file", cert.toString(), "--tls-auth-clients", "no"});
+                key.toString(), "--tls-ca-cert-file", cert.toString(), "--tls-auth-clients", "no"));
         server.tlsPort = tls;
         return server;
     }
@@ -61,48 +58,32 @@ public final class RedisServer {
 
     /** A server of the caller's own (to stop, as a Redis outage), on a free port. */
     public static RedisServer start() {
-        return start(port -> new String[] {"redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--loglevel", "warning", "--enable-debug-command", "local"});
+        return start((dir, port) -> List.of("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                "--save", "", "--appendonly", "no", "--loglevel", "warning", "--enable-debug-command", "local"));
     }
 
-    /** A Redis Sentinel watching {@code master} under the name {@code name} (its configuration in a temp file). */
+    /** A Redis Sentinel watching {@code master} under the name {@code name} (its configuration in its temp dir). */
     static RedisServer sentinel(RedisServer master, String name) {
-        return start(port -> {
-            try {
-                Path conf = Files.createTempFile("sentinel", ".conf");
-                conf.toFile().deleteOnExit();
-                Files.writeString(conf, "port " + port + "\nbind 127.0.0.1\nsentinel monitor " + name
-                        + " 127.0.0.1 " + master.port + " 1\n");
-                return new String[] {"redis-server", conf.toString(), "--sentinel", "--loglevel", "warning"};
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
+        return start((dir, port) -> {
+            Path conf = dir.resolve("sentinel.conf");
+            Files.writeString(conf, "port " + port + "\nbind 127.0.0.1\nsentinel monitor " + name
+                    + " 127.0.0.1 " + master.port + " 1\n");
+            return List.of("redis-server", conf.toString(), "--sentinel", "--loglevel", "warning");
         });
     }
 
-    private static RedisServer start(java.util.function.IntFunction<String[]> command) {
-        boolean installed = System.getenv("PATH") != null && java.util.Arrays.stream(
-                System.getenv("PATH").split(":")).anyMatch(dir -> Files.isExecutable(Path.of(dir, "redis-server")));
-        if (!installed && "1".equals(System.getenv("PORTICO_REQUIRE_REDIS"))) {
-            throw new IllegalStateException("redis-server is not installed (apt-get install -y redis-server)");
-        }
-        assumeTrue(installed, "redis-server is not installed (apt-get install -y redis-server)");
-        IOException last = null;
-        for (int attempt = 0; attempt < 3; attempt++) { // a free port may be taken before redis binds it
-            int port = freePort();
-            try {
-                Process process = new ProcessBuilder(command.apply(port))
-                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-                RedisServer server = new RedisServer(process, port);
-                if (server.awaitPong()) {
-                    return server;
-                }
-                server.stop();
-            } catch (IOException e) {
-                last = e;
-            }
-        }
-        throw new IllegalStateException("redis-server did not start", last);
+    private static RedisServer start(ExternalProcess.Command command) {
+        requireInstalled("redis-server");
+        return new RedisServer(ExternalProcess.builder("redis-server").command(command)
+                .ready(port -> Resp.command(port, "PING").equals("PONG"))
+                .deadline(Duration.ofSeconds(10))
+                .start());
+    }
+
+    /** Skips the test without {@code binaries} on the PATH (fails it where PORTICO_REQUIRE_REDIS=1). */
+    static void requireInstalled(String... binaries) {
+        ExternalProcess.require(java.util.Arrays.stream(binaries).allMatch(ExternalProcess::onPath),
+                "redis-server is not installed (apt-get install -y redis-server)", "PORTICO_REQUIRE_REDIS");
     }
 
     public String uri() {
@@ -123,47 +104,7 @@ public final class RedisServer {
     }
 
     public void stop() {
-        process.destroy();
-        try {
-            if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        process.close();
     }
 
-    private boolean awaitPong() {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline && process.isAlive()) {
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-                OutputStream out = s.getOutputStream();
-                out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-                out.flush();
-                InputStream in = s.getInputStream();
-                byte[] reply = in.readNBytes(7);
-                if (new String(reply, StandardCharsets.US_ASCII).equals("+PONG\r\n")) {
-                    return true;
-                }
-            } catch (IOException e) {
-                // not listening yet
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        return false;
-    }
-
-    private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 }

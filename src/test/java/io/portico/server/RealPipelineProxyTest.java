@@ -1,6 +1,8 @@
 package io.portico.server;
 
+import io.portico.testing.RawHttp;
 import io.portico.testing.RefusedPort;
+import io.portico.testing.Response;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.bootstrap.ServerBootstrap;
@@ -11,7 +13,6 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.portico.config.PorticoConfig;
 import io.portico.config.TargetConfig;
 import io.portico.proxy.Proxies;
-import io.portico.route.ReturnResponder;
 import io.portico.route.HostRouter;
 import io.portico.route.Router;
 import io.portico.testing.TestServers;
@@ -153,56 +154,38 @@ class RealPipelineProxyTest {
         return ((InetSocketAddress) server.localAddress()).getPort();
     }
 
-    private static String readResponse(InputStream in) throws IOException {
-        StringBuilder head = new StringBuilder();
-        while (!head.toString().endsWith("\r\n\r\n")) {
-            int c = in.read();
-            if (c == -1) {
-                throw new IOException("closed after: " + head);
-            }
-            head.append((char) c);
-        }
-        String h = head.toString();
-        int cl = h.toLowerCase().indexOf("content-length: ");
-        if (cl >= 0) {
-            int n = Integer.parseInt(h.substring(cl + 16, h.indexOf("\r\n", cl)).trim());
-            return h + new String(in.readNBytes(n), StandardCharsets.UTF_8);
-        }
-        return h;
+    /** A response's head and body as one text, for assertions on both. */
+    private static String readResponse(RawHttp c) throws IOException {
+        Response r = c.read();
+        return r.head() + r.text();
     }
 
     @Test
     void keepAliveRequestsExpectContinueAndWebSocketThroughTheRealPipeline() throws Exception {
         int port = portico(app());
-        try (Socket s = new Socket("127.0.0.1", port)) {
-            s.setSoTimeout(10_000);
-            OutputStream out = s.getOutputStream();
-            InputStream in = s.getInputStream();
+        try (RawHttp c = new RawHttp(port)) {
             for (int i = 0; i < 3; i++) {
-                out.write(("GET /r" + i + " HTTP/1.1\r\nHost: site\r\nX-Forwarded-For: 6.6.6.6\r\n\r\n")
-                        .getBytes(StandardCharsets.US_ASCII));
-                String r = readResponse(in);
+                c.send("GET /r" + i + " HTTP/1.1\r\nHost: site\r\nX-Forwarded-For: 6.6.6.6\r\n\r\n");
+                String r = readResponse(c);
                 assertThat(r).startsWith("HTTP/1.1 200").endsWith("GET /r" + i + " HTTP/1.1")
                         .containsIgnoringCase("server: portico");
             }
             assertThat(upstreamConnections.get()).isEqualTo(1);
             assertThat(seen.get(0)).contains("X-Forwarded-For: 127.0.0.1\r\n").doesNotContain("6.6.6.6");
 
-            out.write("POST /up HTTP/1.1\r\nHost: site\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n"
-                    .getBytes(StandardCharsets.US_ASCII));
-            assertThat(readResponse(in)).startsWith("HTTP/1.1 100");
-            out.write("hello".getBytes(StandardCharsets.US_ASCII));
-            assertThat(readResponse(in)).startsWith("HTTP/1.1 200").endsWith("POST /up HTTP/1.1");
+            c.send("POST /up HTTP/1.1\r\nHost: site\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n");
+            assertThat(readResponse(c)).startsWith("HTTP/1.1 100");
+            c.send("hello");
+            assertThat(readResponse(c)).startsWith("HTTP/1.1 200").endsWith("POST /up HTTP/1.1");
             assertThat(seen).contains("hello");
 
-            out.write(("GET /ws HTTP/1.1\r\nHost: site\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                    + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: x\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-            String upgraded = readResponse(in);
+            c.send("GET /ws HTTP/1.1\r\nHost: site\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: x\r\n\r\n");
+            String upgraded = readResponse(c);
             assertThat(upgraded).startsWith("HTTP/1.1 101").containsIgnoringCase("upgrade: websocket")
                     .containsIgnoringCase("connection: upgrade");
-            out.write("frame-bytes".getBytes(StandardCharsets.US_ASCII));
-            assertThat(new String(in.readNBytes(11), StandardCharsets.US_ASCII)).isEqualTo("frame-bytes");
+            c.send("frame-bytes");
+            assertThat(new String(c.input().readNBytes(11), StandardCharsets.US_ASCII)).isEqualTo("frame-bytes");
         }
     }
 
@@ -210,13 +193,10 @@ class RealPipelineProxyTest {
     void aWholeGetIsSentAgainCompleteWhenItsReusedConnectionDiesUnanswered() throws Exception {
         dropSecondRequest = true;
         int port = portico(app());
-        try (Socket s = new Socket("127.0.0.1", port)) {
-            s.setSoTimeout(10_000);
-            OutputStream out = s.getOutputStream();
-            InputStream in = s.getInputStream();
+        try (RawHttp c = new RawHttp(port)) {
             for (String path : List.of("/a", "/b")) {
-                out.write(("GET " + path + " HTTP/1.1\r\nHost: site\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-                assertThat(readResponse(in)).startsWith("HTTP/1.1 200").endsWith("GET " + path + " HTTP/1.1");
+                c.send("GET " + path + " HTTP/1.1\r\nHost: site\r\n\r\n");
+                assertThat(readResponse(c)).startsWith("HTTP/1.1 200").endsWith("GET " + path + " HTTP/1.1");
             }
         }
         // /b went on the kept-alive connection, died there, and went again whole on a fresh one.
@@ -229,19 +209,15 @@ class RealPipelineProxyTest {
     @Test
     void anUpstreamThatDiesOrStallsAfterItsHeadGivesTheClientAWhole502Or504AndTheConnectionLivesOn() throws Exception {
         int port = portico(app(), "read-timeout = 300ms");
-        try (Socket s = new Socket("127.0.0.1", port)) {
-            s.setSoTimeout(10_000);
-            OutputStream out = s.getOutputStream();
-            InputStream in = s.getInputStream();
+        try (RawHttp c = new RawHttp(port)) {
             // Nothing of the upstream's head reached the client yet, so the client gets an answer, not a cut
             // connection; and on the same connection the next request goes through.
             for (String[] pathAndStatus : new String[][] {{"/head-then-close", "502"}, {"/head-then-stall", "504"}}) {
-                out.write(("GET " + pathAndStatus[0] + " HTTP/1.1\r\nHost: site\r\n\r\n")
-                        .getBytes(StandardCharsets.US_ASCII));
-                assertThat(readResponse(in)).startsWith("HTTP/1.1 " + pathAndStatus[1])
+                c.send("GET " + pathAndStatus[0] + " HTTP/1.1\r\nHost: site\r\n\r\n");
+                assertThat(readResponse(c)).startsWith("HTTP/1.1 " + pathAndStatus[1])
                         .doesNotContainIgnoringCase("connection: close");
-                out.write("GET /after HTTP/1.1\r\nHost: site\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-                assertThat(readResponse(in)).startsWith("HTTP/1.1 200").endsWith("GET /after HTTP/1.1");
+                c.send("GET /after HTTP/1.1\r\nHost: site\r\n\r\n");
+                assertThat(readResponse(c)).startsWith("HTTP/1.1 200").endsWith("GET /after HTTP/1.1");
             }
         }
         // the app acted on each request once: a request whose answer had begun is not replayed
@@ -251,10 +227,9 @@ class RealPipelineProxyTest {
     @Test
     void upstreamDownIs502WithTheServersErrorPage() throws Exception {
         try (RefusedPort refused = new RefusedPort();
-                Socket s = new Socket("127.0.0.1", portico(refused.port()))) {
-            s.setSoTimeout(10_000);
-            s.getOutputStream().write("GET / HTTP/1.1\r\nHost: site\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-            assertThat(readResponse(s.getInputStream())).startsWith("HTTP/1.1 502");
+                RawHttp c = new RawHttp(portico(refused.port()))) {
+            c.send("GET / HTTP/1.1\r\nHost: site\r\n\r\n");
+            assertThat(readResponse(c)).startsWith("HTTP/1.1 502");
         }
     }
 }
