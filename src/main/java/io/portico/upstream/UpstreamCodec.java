@@ -3,6 +3,7 @@ package io.portico.upstream;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -12,6 +13,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestEncoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseDecoder;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
@@ -118,6 +120,12 @@ final class UpstreamCodec {
      * </ul>
      * The field checks run on the name bytes Netty is about to turn into a name: a length comparison per field,
      * no allocation.
+     *
+     * <p>A body whose length the head gives is read here rather than by Netty ({@link #takeBody}): Netty ends it
+     * with a {@code DefaultLastHttpContent}, which makes a trailers object (four objects, about 200 bytes) for a
+     * body that cannot have trailers; {@link LastPart} has none. The parts are the same slices Netty would make,
+     * at most {@code maxChunkSize} each, and a connection closed before the last one ends with no last part, as
+     * with Netty.
      */
     static final class Decoder extends HttpResponseDecoder {
         private static final byte[] CONTENT_LENGTH = "content-length".getBytes(StandardCharsets.US_ASCII);
@@ -125,8 +133,13 @@ final class UpstreamCodec {
 
         private final ArrayDeque<HttpMethod> methods;
         private final int maxFields;
+        private final int maxChunkSize;
         /** In a response head (not its trailers): its fields are counted. */
         private boolean inHead;
+        /** The head just decoded may have a body (Netty asked {@link #isContentAlwaysEmpty} and was told no). */
+        private boolean mayHaveBody;
+        /** Bytes of a Content-Length body still to read here; 0 when Netty is decoding. */
+        private long bodyLeft;
         private int fields;
         private int contentLengths;
         private int transferEncodings;
@@ -134,11 +147,54 @@ final class UpstreamCodec {
         Decoder(HttpDecoderConfig config, int maxFields, ArrayDeque<HttpMethod> methods) {
             super(config);
             this.maxFields = maxFields;
+            this.maxChunkSize = config.getMaxChunkSize();
             this.methods = methods;
         }
 
         int leftover() {
             return actualReadableBytes();
+        }
+
+        @Override
+        protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
+            if (bodyLeft > 0) {
+                readBody(in, out);
+                return;
+            }
+            int before = out.size();
+            mayHaveBody = false;
+            super.decode(ctx, in, out);
+            if (mayHaveBody && out.size() == before + 1 && out.get(before) instanceof HttpResponse head) {
+                takeBody(head);
+            }
+        }
+
+        /**
+         * Called with a final response's head that Netty emitted alone, its body to follow: when the head gives the
+         * length (a positive Content-Length, no Transfer-Encoding), the body is read here, and Netty is told to
+         * start afresh at the next head ({@link #reset}, which it does on its next call, after the body). Netty has
+         * validated the value by now (digits only, one value).
+         */
+        private void takeBody(HttpResponse head) {
+            if (!head.decoderResult().isSuccess() || transferEncodings > 0 || contentLengths != 1
+                    || head.status().code() < 200) {
+                return;
+            }
+            long length = HttpUtil.getContentLength(head, -1L);
+            if (length > 0) {
+                bodyLeft = length;
+                reset();
+            }
+        }
+
+        private void readBody(ByteBuf in, List<Object> out) {
+            int n = (int) Math.min(Math.min(in.readableBytes(), maxChunkSize), bodyLeft);
+            if (n == 0) {
+                return; // an empty part would read as the end
+            }
+            ByteBuf content = in.readRetainedSlice(n);
+            bodyLeft -= n;
+            out.add(bodyLeft == 0 ? new LastPart(content) : new DefaultHttpContent(content));
         }
 
         @Override
@@ -224,7 +280,9 @@ final class UpstreamCodec {
                 return super.isContentAlwaysEmpty(msg); // interim: the final response is still to come
             }
             HttpMethod method = methods.poll();
-            return HttpMethod.HEAD.equals(method) || super.isContentAlwaysEmpty(msg);
+            boolean empty = HttpMethod.HEAD.equals(method) || super.isContentAlwaysEmpty(msg);
+            mayHaveBody = !empty;
+            return empty;
         }
 
         private static void checkTransferEncoding(HttpMessage msg) {
