@@ -4,9 +4,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.DefaultHeaders;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -155,9 +157,10 @@ final class UpstreamCodec {
      *
      * <p>A body whose length the head gives is read here rather than by Netty ({@link #takeBody}): Netty ends it
      * with a {@code DefaultLastHttpContent}, which makes a trailers object (four objects, about 200 bytes) for a
-     * body that cannot have trailers; {@link LastPart} has none. The parts are the same slices Netty would make,
-     * at most {@code maxChunkSize} each, and a connection closed before the last one ends with no last part, as
-     * with Netty.
+     * body that cannot have trailers; {@link LastPart} has none, and a body that came whole with its head goes up
+     * with it as one {@code FullHttpResponse}. The parts are the same slices Netty would make, at most
+     * {@code maxChunkSize} each, and a connection closed before the last one ends with no last part, as with
+     * Netty.
      */
     static final class Decoder extends HttpResponseDecoder {
         private static final byte[] CONTENT_LENGTH = "content-length".getBytes(StandardCharsets.US_ASCII);
@@ -197,25 +200,33 @@ final class UpstreamCodec {
             mayHaveBody = false;
             super.decode(ctx, in, out);
             if (mayHaveBody && out.size() == before + 1 && out.get(before) instanceof HttpResponse head) {
-                takeBody(head);
+                takeBody(head, in, out, before);
             }
         }
 
         /**
-         * Called with a final response's head that Netty emitted alone, its body to follow: when the head gives the
-         * length (a positive Content-Length, no Transfer-Encoding), the body is read here, and Netty is told to
-         * start afresh at the next head ({@link #reset}, which it does on its next call, after the body). Netty has
-         * validated the value by now (digits only, one value).
+         * Called with a final response's head that Netty emitted alone (at {@code out[at]}), its body to follow: when
+         * the head gives the length (a positive Content-Length, no Transfer-Encoding), the body is read here, and
+         * Netty is told to start afresh at the next head ({@link #reset}, which it does on its next call, after the
+         * body). Netty has validated the value by now (digits only, one value). A body that came whole with its
+         * head, within the chunk size, goes up with it as one {@code FullHttpResponse}, the message the client's
+         * encoder takes (a small answer costs one message, not a head, a last part and their join in the relay).
          */
-        private void takeBody(HttpResponse head) {
+        private void takeBody(HttpResponse head, ByteBuf in, List<Object> out, int at) {
             if (!head.decoderResult().isSuccess() || transferEncodings > 0 || contentLengths != 1
                     || head.status().code() < 200) {
                 return;
             }
             long length = HttpUtil.getContentLength(head, -1L);
-            if (length > 0) {
+            if (length <= 0) {
+                return;
+            }
+            reset();
+            if (length <= in.readableBytes() && length <= maxChunkSize) {
+                out.set(at, new DefaultFullHttpResponse(head.protocolVersion(), head.status(),
+                        in.readRetainedSlice((int) length), head.headers(), EmptyHttpHeaders.INSTANCE));
+            } else {
                 bodyLeft = length;
-                reset();
             }
         }
 

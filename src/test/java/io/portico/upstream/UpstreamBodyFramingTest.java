@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpMethod;
@@ -19,9 +20,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A body whose length the head gives is read by the upstream decoder itself (not by Netty's): in parts of at most
- * the chunk size, ending in a {@link LastPart} that has no trailers object, with whatever follows left for the
- * next response (or counted as leftover), and no end at all when the connection closes inside it.
+ * A body whose length the head gives is read by the upstream decoder itself (not by Netty's): with its head as one
+ * {@code FullHttpResponse} when it came whole in the same read (within the chunk size), else in parts of at most
+ * the chunk size ending in a {@link LastPart} that has no trailers object; whatever follows is left for the next
+ * response (or counted as leftover), and there is no end at all when the connection closes inside the body.
  */
 class UpstreamBodyFramingTest {
     private static final int CHUNK = 4;
@@ -59,6 +61,11 @@ class UpstreamBodyFramingTest {
     }
 
     private static String describe(Object o) {
+        if (o instanceof FullHttpResponse whole) {
+            assertThat(whole.decoderResult().isSuccess()).isTrue();
+            assertThat(whole.trailingHeaders().isEmpty()).isTrue();
+            return "whole " + whole.status().code() + " " + whole.content().toString(StandardCharsets.ISO_8859_1);
+        }
         if (o instanceof HttpResponse r) {
             assertThat(r.decoderResult().isSuccess()).as("head decoded").isTrue();
             return "head " + r.status().code();
@@ -79,7 +86,7 @@ class UpstreamBodyFramingTest {
         String two = "HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello world"
                 + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
         assertThat(receive(two, two.length())).containsExactly(
-                "head 200", "part hell", "part o wo", "last-part rld", "head 200", "last-part ok");
+                "head 200", "part hell", "part o wo", "last-part rld", "whole 200 ok");
         assertThat(UpstreamCodec.hasLeftover(ch.pipeline())).isFalse();
     }
 
@@ -93,10 +100,18 @@ class UpstreamBodyFramingTest {
     }
 
     @Test
+    void aBodyThatComesInALaterReadIsAPartAfterTheHead() {
+        requests(HttpMethod.GET);
+        String head = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n";
+        assertThat(receive(head, head.length())).containsExactly("head 200");
+        assertThat(receive("ok", 2)).containsExactly("last-part ok");
+    }
+
+    @Test
     void bytesBeyondTheLengthAreLeftOverForThePoolToSee() {
         requests(HttpMethod.GET);
         assertThat(receive("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA", 64))
-                .containsExactly("head 200", "last-part ok");
+                .containsExactly("whole 200 ok");
         assertThat(UpstreamCodec.hasLeftover(ch.pipeline())).as("desynchronised").isTrue();
     }
 
@@ -104,7 +119,7 @@ class UpstreamBodyFramingTest {
     void aHeadResponsesLengthIsNotABody() {
         requests(HttpMethod.HEAD, HttpMethod.GET);
         String two = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n" + "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nz";
-        assertThat(receive(two, two.length())).containsExactly("head 200", "last ", "head 200", "last-part z");
+        assertThat(receive(two, two.length())).containsExactly("head 200", "last ", "whole 200 z");
     }
 
     @Test
