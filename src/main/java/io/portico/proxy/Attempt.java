@@ -8,16 +8,40 @@ import io.portico.upstream.LoopConnections;
 import io.portico.upstream.UpstreamConnection;
 import io.portico.upstream.UpstreamServer;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 /**
  * One try of a request on one upstream server: its in-flight count, its {@code maxConnections} permit, its
  * connection and its timers. {@link #end} releases all of them exactly once; callbacks that arrive after it (a late
- * permit, a late connect) are dropped here so the exchange never hears of them. Event loop only.
+ * permit, a late connect) are dropped here so the exchange never hears of them. What happens is told to the
+ * attempt's {@link Owner} (the exchange) by method, not through callbacks made per attempt: the attempt is itself
+ * the permit's {@link ConnectionLimit.Grant} and the read timer's deadline. Event loop only.
  */
-final class Attempt implements UpstreamConnection.Deadline {
+final class Attempt implements UpstreamConnection.Deadline, ConnectionLimit.Grant {
+    /** The exchange that runs the attempt; each call comes on the event loop, never after {@link #end}. */
+    interface Owner {
+        /** The permit was granted: the attempt may take a connection ({@link #connect}). */
+        void permitted(Attempt a);
+
+        /** The server's queue for a permit was full, or the wait timed out. */
+        void permitRefused(Attempt a);
+
+        /** A connection is attached: the request may be sent on it. */
+        void connected(Attempt a);
+
+        void connectFailed(Attempt a, Throwable cause);
+
+        /** Nothing was read for {@code read-timeout} (not counting time the proxy itself stopped reading). */
+        void readTimedOut(Attempt a);
+
+        /** The upstream took no request byte for {@code send-timeout}. */
+        void sendTimedOut(Attempt a);
+    }
+
     final UpstreamServer server;
     private final EventLoop loop;
+    private final Owner owner;
+    /** A new connection even when the pool has an idle one (a retry after a reused one failed). */
+    private final boolean fresh;
     private boolean ended;
     private boolean permitDecided;
     private boolean permitHeld;
@@ -27,57 +51,64 @@ final class Attempt implements UpstreamConnection.Deadline {
     private boolean requestSent;
     private boolean readWatched;
     private long readTimeoutNanos;
-    private Runnable readTimedOut;
     private ScheduledFuture<?> sendTimer;
     private long lastRead;
     private boolean readPaused;
     private boolean keepSlot; // handed over to the WebSocket relay
     private boolean logged; // listed in the access log's uaddr/urt
 
-    Attempt(UpstreamServer server, EventLoop loop) {
+    Attempt(UpstreamServer server, EventLoop loop, Owner owner, boolean fresh) {
         this.server = server;
         this.loop = loop;
+        this.owner = owner;
+        this.fresh = fresh;
         server.requestStarted();
         server.meters().tried();
     }
 
-    /** Takes a permit now, or after queueing; {@code rejected} when the queue is full or times out. */
-    void acquirePermit(Runnable granted, Runnable rejected) {
-        ConnectionLimit.Ticket t = server.limit().acquire(loop, new ConnectionLimit.Grant() {
-            @Override
-            public void granted() {
-                permitDecided = true;
-                ticket = null;
-                if (ended) {
-                    server.limit().release();
-                    return;
-                }
-                permitHeld = true;
-                granted.run();
-            }
-
-            @Override
-            public void rejected() {
-                permitDecided = true;
-                ticket = null;
-                if (!ended) {
-                    rejected.run();
-                }
-            }
-        });
+    /**
+     * Takes a permit now, or after queueing: the owner is told {@link Owner#permitted} or, when the queue is full or
+     * times out, {@link Owner#permitRefused}.
+     */
+    void acquirePermit() {
+        ConnectionLimit.Ticket t = server.limit().acquire(loop, this);
         if (!permitDecided) {
             ticket = t;
         }
     }
 
-    /** An idle pooled connection (unless {@code fresh}) or a new one, attached to {@code listener}. */
-    void connect(LoopConnections pool, boolean fresh, UpstreamConnection.Listener listener, Runnable connected,
-            Consumer<Throwable> failed) {
+    /** The permit, now or after queueing (the limit's call: use {@link #acquirePermit}). */
+    @Override
+    public void granted() {
+        permitDecided = true;
+        ticket = null;
+        if (ended) {
+            server.limit().release();
+            return;
+        }
+        permitHeld = true;
+        owner.permitted(this);
+    }
+
+    @Override
+    public void rejected() {
+        permitDecided = true;
+        ticket = null;
+        if (!ended) {
+            owner.permitRefused(this);
+        }
+    }
+
+    /**
+     * An idle pooled connection (unless the attempt is {@code fresh}) or a new one, attached to {@code listener};
+     * then {@link Owner#connected} or {@link Owner#connectFailed}.
+     */
+    void connect(LoopConnections pool, UpstreamConnection.Listener listener) {
         startNanos = System.nanoTime();
         UpstreamConnection idle = fresh ? null : pool.pollIdle(server);
         if (idle != null) {
             attach(idle, listener);
-            connected.run();
+            owner.connected(this);
             return;
         }
         pool.connect(server, c -> {
@@ -86,11 +117,11 @@ final class Attempt implements UpstreamConnection.Deadline {
             } else {
                 server.meters().connected(System.nanoTime() - startNanos);
                 attach(c, listener);
-                connected.run();
+                owner.connected(this);
             }
         }, cause -> {
             if (!ended) {
-                failed.accept(cause);
+                owner.connectFailed(this, cause);
             }
         });
     }
@@ -133,17 +164,17 @@ final class Attempt implements UpstreamConnection.Deadline {
     }
 
     /**
-     * {@code readTimeout} between two reads, not counting time the proxy itself stopped reading. The timer is the
-     * connection's (see {@link UpstreamConnection#watch}), so a request on a kept-alive connection schedules none.
+     * {@code readTimeout} between two reads, not counting time the proxy itself stopped reading; then
+     * {@link Owner#readTimedOut}. The timer is the connection's (see {@link UpstreamConnection#watch}), so a request
+     * on a kept-alive connection schedules none.
      */
-    void armReadTimer(long timeoutNanos, Runnable timedOut) {
+    void armReadTimer(long timeoutNanos) {
         lastRead = System.nanoTime();
         if (readWatched || ended || connection == null) {
             return;
         }
         readWatched = true;
         readTimeoutNanos = timeoutNanos;
-        readTimedOut = timedOut;
         connection.watch(this, timeoutNanos);
     }
 
@@ -159,7 +190,7 @@ final class Attempt implements UpstreamConnection.Deadline {
         }
         readWatched = false;
         connection.unwatch();
-        readTimedOut.run();
+        owner.readTimedOut(this);
         return 0;
     }
 
@@ -179,8 +210,8 @@ final class Attempt implements UpstreamConnection.Deadline {
         return readPaused;
     }
 
-    /** The upstream stopped taking request bytes: {@code timedOut} unless it takes some within the timeout. */
-    void watchSend(long timeoutNanos, Runnable timedOut) {
+    /** The upstream stopped taking request bytes: {@link Owner#sendTimedOut} unless it takes some in time. */
+    void watchSend(long timeoutNanos) {
         if (sendTimer != null || ended) {
             return;
         }
@@ -188,7 +219,7 @@ final class Attempt implements UpstreamConnection.Deadline {
             sendTimer = null;
             Channel ch = channel();
             if (!ended && ch != null && !ch.isWritable()) {
-                timedOut.run();
+                owner.sendTimedOut(this);
             }
         }, timeoutNanos, TimeUnit.NANOSECONDS);
     }

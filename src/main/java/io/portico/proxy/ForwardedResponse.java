@@ -39,7 +39,11 @@ final class ForwardedResponse {
             String via = h.get(HttpHeaderNames.VIA);
             h.set(HttpHeaderNames.VIA, via == null ? ForwardedRequest.VIA : via + ", " + ForwardedRequest.VIA);
         }
-        for (Map.Entry<String, TextTemplate> e : settings.target().setResponseHeaders().entrySet()) {
+        Map<String, TextTemplate> configured = settings.target().setResponseHeaders();
+        if (configured.isEmpty()) {
+            return; // iterating even an empty map makes two objects
+        }
+        for (Map.Entry<String, TextTemplate> e : configured.entrySet()) {
             if (e.getValue().text().isEmpty()) {
                 h.remove(e.getKey());
             } else {

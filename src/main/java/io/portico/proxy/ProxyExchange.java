@@ -22,12 +22,15 @@ import java.util.List;
  * {@link UpstreamFailure}, which {@link Failover} turns into another attempt or the failure's status. After the head
  * reached the client, any failure closes the client connection, since the response can no longer be fixed.
  */
-final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
+final class ProxyExchange implements Exchange, UpstreamConnection.Listener, Attempt.Owner {
     private final ProxySettings settings;
     private final ClientExchange client;
     private final EventLoop loop;
     private final String hashKey;
-    private final List<UpstreamServer> tried = new ArrayList<>(2);
+    /** The server of the latest attempt (null before the first). */
+    private UpstreamServer lastTried;
+    /** Every server tried, which the balancer skips: made only when a retry needs it (most requests try one). */
+    private List<UpstreamServer> tried;
     private final long readTimeoutNanos;
     private final long sendTimeoutNanos;
     private final Failover failover;
@@ -74,7 +77,8 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
         if (finished) {
             return;
         }
-        UpstreamServer s = settings.pool().select(new Selection(hashKey, client.clientAddress().getAddress(), tried));
+        UpstreamServer s = settings.pool().select(new Selection(hashKey, client.clientAddress().getAddress(),
+                triedSoFar()));
         if (s == null) {
             if (lastFailure == null) {
                 settings.pool().errorLog().warn(UpstreamFailure.NO_LIVE.detail());
@@ -84,42 +88,77 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener {
             return;
         }
         if (lastFailure != null) { // a retry on the next server (counted only when there is one to try)
-            tried.get(tried.size() - 1).meters().retried(lastFailure.kind().metricCause);
+            lastTried.meters().retried(lastFailure.kind().metricCause);
         }
-        tried.add(s);
+        if (tried != null) {
+            tried.add(s);
+        }
+        lastTried = s;
         failover.tried();
         attemptOn(s, false);
     }
 
-    private void attemptOn(UpstreamServer s, boolean fresh) {
-        Attempt a = new Attempt(s, loop);
-        current = a;
-        a.acquirePermit(
-                () -> a.connect(settings.pool().connections(loop), fresh, this, () -> send(a),
-                        cause -> failed(a, UpstreamFailure.connect(a.server, cause))),
-                () -> {
-                    UpstreamFailure full = UpstreamFailure.queueFull(s);
-                    s.errorLog().warn(full.detail());
-                    s.meters().failed(full.kind().metricCause);
-                    reject(full);
-                });
+    private List<UpstreamServer> triedSoFar() {
+        if (lastTried == null) {
+            return List.of();
+        }
+        if (tried == null) {
+            tried = new ArrayList<>(2);
+            tried.add(lastTried);
+        }
+        return tried;
     }
 
-    private void send(Attempt a) {
+    private void attemptOn(UpstreamServer s, boolean fresh) {
+        Attempt a = new Attempt(s, loop, this, fresh);
+        current = a;
+        a.acquirePermit();
+    }
+
+    // Attempt.Owner: what an attempt tells its exchange, each only while the attempt has not ended.
+
+    @Override
+    public void permitted(Attempt a) {
+        a.connect(settings.pool().connections(loop), this);
+    }
+
+    @Override
+    public void permitRefused(Attempt a) {
+        UpstreamFailure full = UpstreamFailure.queueFull(a.server);
+        a.server.errorLog().warn(full.detail());
+        a.server.meters().failed(full.kind().metricCause);
+        reject(full);
+    }
+
+    @Override
+    public void connected(Attempt a) {
         request.sendOn(a);
         response.startReading(a.channel());
     }
 
+    @Override
+    public void connectFailed(Attempt a, Throwable cause) {
+        failed(a, UpstreamFailure.connect(a.server, cause));
+    }
+
+    @Override
+    public void readTimedOut(Attempt a) {
+        failed(a, UpstreamFailure.readTimeout(a.server));
+    }
+
+    @Override
+    public void sendTimedOut(Attempt a) {
+        failed(a, UpstreamFailure.sendTimeout(a.server));
+    }
+
     /** The whole request is on its way: from now on the upstream must answer within {@code read-timeout}. */
     void requestWritten() {
-        Attempt a = current;
-        a.armReadTimer(readTimeoutNanos, () -> failed(a, UpstreamFailure.readTimeout(a.server)));
+        current.armReadTimer(readTimeoutNanos);
     }
 
     /** The upstream stopped taking request bytes: it must take some within {@code send-timeout}. */
     void upstreamBlocked() {
-        Attempt a = current;
-        a.watchSend(sendTimeoutNanos, () -> failed(a, UpstreamFailure.sendTimeout(a.server)));
+        current.watchSend(sendTimeoutNanos);
     }
 
     @Override

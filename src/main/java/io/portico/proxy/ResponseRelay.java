@@ -21,7 +21,7 @@ import io.portico.route.ClientExchange;
  * (its connection back to the pool when both sides allow it) before the end is written to the client. Event loop
  * only.
  */
-final class ResponseRelay {
+final class ResponseRelay implements ResponseWriter.Owner {
     private final ProxyExchange exchange;
     private final ProxySettings settings;
     private final ClientExchange client;
@@ -54,12 +54,27 @@ final class ResponseRelay {
         this.websocket = websocket;
         Channel clientChannel = client.channel();
         long budget = settings.target().responseBuffering() ? Math.max(settings.target().proxyBuffers(), 1) : 0;
-        this.writer = new ResponseWriter(clientChannel, budget, settings.files(), clientChannel.eventLoop(), () -> {
-            Attempt a = exchange.current();
-            if (a != null && a.readPaused()) {
-                readMore();
-            }
-        }, exchange::abortClient, exchange::finish);
+        this.writer = new ResponseWriter(clientChannel, budget, settings.files(), clientChannel.eventLoop(), this);
+    }
+
+    // ResponseWriter.Owner
+
+    @Override
+    public void drained() {
+        Attempt a = exchange.current();
+        if (a != null && a.readPaused()) {
+            readMore();
+        }
+    }
+
+    @Override
+    public void writeFailed(String note) {
+        exchange.abortClient(note);
+    }
+
+    @Override
+    public void completing() {
+        exchange.finish();
     }
 
     /** Whether the response head went to the client: from then on a failure can only close the connection. */

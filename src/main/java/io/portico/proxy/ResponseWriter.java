@@ -7,7 +7,6 @@ import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.util.concurrent.Executor;
-import java.util.function.Consumer;
 
 /**
  * The response body on its way to the client: how much is in flight in memory, what is parked on disk, and so
@@ -15,31 +14,33 @@ import java.util.function.Consumer;
  * Buffering: up to {@code budget} bytes in memory, the rest in a {@link ResponseSpill}. Event loop only.
  */
 final class ResponseWriter {
+    /** What the writer tells the response side; by method, so that no callback is made per exchange. */
+    interface Owner {
+        /** Client writes completed: the upstream may be read again. */
+        void drained();
+
+        /** The exchange must end with the client connection closed; {@code note} is the access log's. */
+        void writeFailed(String note);
+
+        /** The last content is about to be written. */
+        void completing();
+    }
+
     private final Channel client;
     private final long budget;
     private final Executor files;
     private final EventLoop loop;
-    private final Runnable drained;
-    private final Consumer<String> failed;
-    private final Runnable completing;
+    private final Owner owner;
     private long pending;
     private ResponseSpill spill;
     private boolean closed;
 
-    /**
-     * @param drained runs when client writes complete (the upstream may be read again)
-     * @param failed aborts the exchange with a reason
-     * @param completing runs just before the last content is written
-     */
-    ResponseWriter(Channel client, long budget, Executor files, EventLoop loop, Runnable drained,
-            Consumer<String> failed, Runnable completing) {
+    ResponseWriter(Channel client, long budget, Executor files, EventLoop loop, Owner owner) {
         this.client = client;
         this.budget = budget;
         this.files = files;
         this.loop = loop;
-        this.drained = drained;
-        this.failed = failed;
-        this.completing = completing;
+        this.owner = owner;
     }
 
     boolean buffering() {
@@ -75,7 +76,7 @@ final class ResponseWriter {
     /** The end of the response (ownership taken): written now, or after the parked bytes. */
     void end(LastHttpContent last) {
         if (spill == null) {
-            completing.run();
+            owner.completing();
             client.writeAndFlush(last, client.voidPromise());
         } else {
             spill.end(last);
@@ -94,7 +95,7 @@ final class ResponseWriter {
         if (spill != null) {
             drain();
         }
-        drained.run();
+        owner.drained();
     }
 
     private void drain() {
@@ -106,7 +107,7 @@ final class ResponseWriter {
         }
         LastHttpContent last = spill.drainedLast();
         if (last != null) {
-            completing.run();
+            owner.completing();
             client.writeAndFlush(last, client.voidPromise());
         }
     }
@@ -115,7 +116,7 @@ final class ResponseWriter {
     private void spillWritten() {
         drain();
         if (!closed) {
-            drained.run();
+            owner.drained();
         }
     }
 
@@ -127,7 +128,7 @@ final class ResponseWriter {
             return;
         }
         if (buf == null) {
-            failed.accept(LogNotes.quoted("error", "response temp file failed"));
+            owner.writeFailed(LogNotes.quoted("error", "response temp file failed"));
             return;
         }
         send(new DefaultHttpContent(buf));

@@ -61,7 +61,8 @@ public final class Router {
         if (r != null) {
             return r;
         }
-        for (RegexRoute rr : regexes) {
+        for (int i = 0; i < regexes.size(); i++) { // by index: an iterator per request, even over none
+            RegexRoute rr = regexes.get(i);
             if (rr.pattern.matcher(path).find()) {
                 return rr.route;
             }

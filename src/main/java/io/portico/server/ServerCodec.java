@@ -289,7 +289,11 @@ final class ServerCodec {
                 int copied = n <= COPIED_BODY ? n : 0;
                 ByteBuf buf = ctx.alloc().buffer(repeated.length() + copied);
                 repeated.writeTo(buf);
-                buf.writeBytes(content, content.readerIndex(), copied);
+                // Read from the body into buf rather than buf.writeBytes(content): Netty's adaptive buffer writes
+                // another buffer through a ByteBuffer view of it (one object per response on the proxy path, whose
+                // body is a slice of the upstream's read); reading copies memory to memory.
+                content.getBytes(content.readerIndex(), buf, buf.writerIndex(), copied);
+                buf.writerIndex(buf.writerIndex() + copied);
                 out.add(buf);
                 if (copied < n) {
                     out.add(content.retain());

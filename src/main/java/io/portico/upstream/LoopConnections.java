@@ -49,7 +49,8 @@ public final class LoopConnections {
                 .setMaxHeaderSize(config.proxyMaxHeaderSize())
                 .setAllowDuplicateContentLengths(false)
                 .setUseRfc9112TransferEncoding(true)
-                .setValidateHeaders(true);
+                .setValidateHeaders(true)
+                .setHeadersFactory(UpstreamCodec.RESPONSE_HEADERS);
         this.idle = new java.util.ArrayList<>(servers);
         @SuppressWarnings("unchecked")
         ChannelFactory<? extends Channel>[] f = new ChannelFactory[servers];

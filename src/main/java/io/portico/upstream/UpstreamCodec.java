@@ -3,15 +3,23 @@ package io.portico.upstream;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.DefaultHeaders;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestEncoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseDecoder;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
@@ -44,6 +52,34 @@ final class UpstreamCodec {
         ArrayDeque<HttpMethod> methods = new ArrayDeque<>();
         p.addLast(DECODER, new Decoder(config, maxFields, methods));
         p.addLast(ENCODER, new Encoder(methods));
+    }
+
+    /**
+     * The headers of an upstream response: Netty's, validated as its default factory validates them, in a table of
+     * 8 slots instead of 16 (32 bytes less per response; a response head has a handful of fields, and a longer one
+     * only makes the slots' chains longer). Set in the decoder config after {@code setValidateHeaders}, which
+     * replaces the factory.
+     */
+    static final HttpHeadersFactory RESPONSE_HEADERS = new HttpHeadersFactory() {
+        private final DefaultHttpHeadersFactory netty = DefaultHttpHeadersFactory.headersFactory();
+
+        @Override
+        public HttpHeaders newHeaders() {
+            return new ResponseHeaders(netty.getNameValidator(), netty.getValueValidator(), 8);
+        }
+
+        @Override
+        public HttpHeaders newEmptyHeaders() {
+            return new ResponseHeaders(netty.getNameValidator(), netty.getValueValidator(), 2);
+        }
+    };
+
+    /** Netty's headers with a table size of our choosing (its constructor for that is protected). */
+    private static final class ResponseHeaders extends DefaultHttpHeaders {
+        ResponseHeaders(DefaultHeaders.NameValidator<CharSequence> names,
+                DefaultHeaders.ValueValidator<CharSequence> values, int tableSize) {
+            super(names, values, tableSize);
+        }
     }
 
     /** For a protocol switch: the connection stops speaking HTTP. */
@@ -118,6 +154,13 @@ final class UpstreamCodec {
      * </ul>
      * The field checks run on the name bytes Netty is about to turn into a name: a length comparison per field,
      * no allocation.
+     *
+     * <p>A body whose length the head gives is read here rather than by Netty ({@link #takeBody}): Netty ends it
+     * with a {@code DefaultLastHttpContent}, which makes a trailers object (four objects, about 200 bytes) for a
+     * body that cannot have trailers; {@link LastPart} has none, and a body that came whole with its head goes up
+     * with it as one {@code FullHttpResponse}. The parts are the same slices Netty would make, at most
+     * {@code maxChunkSize} each, and a connection closed before the last one ends with no last part, as with
+     * Netty.
      */
     static final class Decoder extends HttpResponseDecoder {
         private static final byte[] CONTENT_LENGTH = "content-length".getBytes(StandardCharsets.US_ASCII);
@@ -125,8 +168,13 @@ final class UpstreamCodec {
 
         private final ArrayDeque<HttpMethod> methods;
         private final int maxFields;
+        private final int maxChunkSize;
         /** In a response head (not its trailers): its fields are counted. */
         private boolean inHead;
+        /** The head just decoded may have a body (Netty asked {@link #isContentAlwaysEmpty} and was told no). */
+        private boolean mayHaveBody;
+        /** Bytes of a Content-Length body still to read here; 0 when Netty is decoding. */
+        private long bodyLeft;
         private int fields;
         private int contentLengths;
         private int transferEncodings;
@@ -134,11 +182,62 @@ final class UpstreamCodec {
         Decoder(HttpDecoderConfig config, int maxFields, ArrayDeque<HttpMethod> methods) {
             super(config);
             this.maxFields = maxFields;
+            this.maxChunkSize = config.getMaxChunkSize();
             this.methods = methods;
         }
 
         int leftover() {
             return actualReadableBytes();
+        }
+
+        @Override
+        protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
+            if (bodyLeft > 0) {
+                readBody(in, out);
+                return;
+            }
+            int before = out.size();
+            mayHaveBody = false;
+            super.decode(ctx, in, out);
+            if (mayHaveBody && out.size() == before + 1 && out.get(before) instanceof HttpResponse head) {
+                takeBody(head, in, out, before);
+            }
+        }
+
+        /**
+         * Called with a final response's head that Netty emitted alone (at {@code out[at]}), its body to follow: when
+         * the head gives the length (a positive Content-Length, no Transfer-Encoding), the body is read here, and
+         * Netty is told to start afresh at the next head ({@link #reset}, which it does on its next call, after the
+         * body). Netty has validated the value by now (digits only, one value). A body that came whole with its
+         * head, within the chunk size, goes up with it as one {@code FullHttpResponse}, the message the client's
+         * encoder takes (a small answer costs one message, not a head, a last part and their join in the relay).
+         */
+        private void takeBody(HttpResponse head, ByteBuf in, List<Object> out, int at) {
+            if (!head.decoderResult().isSuccess() || transferEncodings > 0 || contentLengths != 1
+                    || head.status().code() < 200) {
+                return;
+            }
+            long length = HttpUtil.getContentLength(head, -1L);
+            if (length <= 0) {
+                return;
+            }
+            reset();
+            if (length <= in.readableBytes() && length <= maxChunkSize) {
+                out.set(at, new DefaultFullHttpResponse(head.protocolVersion(), head.status(),
+                        in.readRetainedSlice((int) length), head.headers(), EmptyHttpHeaders.INSTANCE));
+            } else {
+                bodyLeft = length;
+            }
+        }
+
+        private void readBody(ByteBuf in, List<Object> out) {
+            int n = (int) Math.min(Math.min(in.readableBytes(), maxChunkSize), bodyLeft);
+            if (n == 0) {
+                return; // an empty part would read as the end
+            }
+            ByteBuf content = in.readRetainedSlice(n);
+            bodyLeft -= n;
+            out.add(bodyLeft == 0 ? new LastPart(content) : new DefaultHttpContent(content));
         }
 
         @Override
@@ -224,7 +323,9 @@ final class UpstreamCodec {
                 return super.isContentAlwaysEmpty(msg); // interim: the final response is still to come
             }
             HttpMethod method = methods.poll();
-            return HttpMethod.HEAD.equals(method) || super.isContentAlwaysEmpty(msg);
+            boolean empty = HttpMethod.HEAD.equals(method) || super.isContentAlwaysEmpty(msg);
+            mayHaveBody = !empty;
+            return empty;
         }
 
         private static void checkTransferEncoding(HttpMessage msg) {

@@ -99,7 +99,8 @@ public final class UpstreamPool implements AutoCloseable {
 
     /** The connection pool of {@code loop}; call it on that loop. */
     public LoopConnections connections(EventLoop loop) {
-        return loops.computeIfAbsent(loop, l -> new LoopConnections(l, config, servers.size()));
+        LoopConnections c = loops.get(loop); // first: computeIfAbsent's lambda would be made on every call
+        return c != null ? c : loops.computeIfAbsent(loop, l -> new LoopConnections(l, config, servers.size()));
     }
 
     /**

@@ -220,6 +220,36 @@ class RepeatedHeadTest {
         }
     }
 
+    /**
+     * A proxied body is a slice of the upstream's pooled direct buffer, read from past its start: copied behind the
+     * kept head from its reader index, byte for byte, and released.
+     */
+    @Test
+    void aRepeated200CopiesABodyThatIsASliceOfADirectBuffer() {
+        EmbeddedChannel portico = new EmbeddedChannel();
+        ServerCodec.addTo(portico.pipeline(), 4096, 8192);
+        String body = "0123456789".repeat(30);
+        List<ByteBuf> reads = new ArrayList<>();
+        try {
+            List<String> sent = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                ByteBuf read = portico.alloc().directBuffer(512).writeBytes(
+                        ("HTTP/1.1 200 OK\r\n\r\n" + body + "trailing").getBytes(StandardCharsets.US_ASCII));
+                reads.add(read);
+                ByteBuf slice = read.retainedSlice(read.readerIndex() + 19, body.length());
+                FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, slice);
+                r.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length());
+                sent.add(exchange(portico, "GET /f HTTP/1.1\r\nHost: x\r\n\r\n", List.of(r)));
+                assertThat(read.refCnt()).as("the body's reference is released, the read's own kept").isEqualTo(1);
+            }
+            assertThat(sent.get(0)).endsWith("\r\n\r\n" + body);
+            assertThat(sent.get(1)).isEqualTo(sent.get(0)).isEqualTo(sent.get(2));
+        } finally {
+            reads.forEach(ByteBuf::release);
+            portico.finishAndReleaseAll();
+        }
+    }
+
     /** Sends the request in, takes it out, writes the response parts and returns the bytes that left. */
     private static String exchange(EmbeddedChannel channel, String request, List<Object> response) {
         channel.writeInbound(Unpooled.copiedBuffer(request, StandardCharsets.US_ASCII));
