@@ -62,7 +62,13 @@ public record TextTemplate(String text, List<Part> parts) {
 
     /** Whether no part is a variable: the text is the value. */
     public boolean isLiteral() {
-        return parts.stream().allMatch(p -> p instanceof Literal);
+        // A loop, not a stream: every expansion of every template (headers, CGI params) asks first.
+        for (Part p : parts) {
+            if (!(p instanceof Literal)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.portico.proxy;
 
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.util.Attribute;
+import io.netty.util.AttributeKey;
 import io.portico.config.TargetConfig;
 import io.portico.config.TextTemplate;
 import io.portico.route.ClientExchange;
@@ -9,7 +11,6 @@ import io.portico.upstream.CgiParams;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -18,11 +19,12 @@ import java.util.Map;
  * {@code SCRIPT_FILENAME} from {@code fastcgi-root}), then the location's {@code params} (which replace a standard variable of
  * the same name, and keep a client header of that {@code HTTP_} name from being sent). The variables derived from
  * the head ({@code REQUEST_METHOD}, {@code PATH_INFO}, {@code HTTP_*}, ...) are the encoders', see
- * {@code upstream.CgiEnvironment}. Built once per exchange; every attempt sends the same.
+ * {@code upstream.CgiEnvironment}. Built once per exchange; every attempt sends the same. What a client
+ * connection's requests share is formatted once per connection.
  */
 final class CgiVariables {
-    private static final TextTemplate HOST =
-            new TextTemplate("$host", List.of(new TextTemplate.Var(TextTemplate.Variable.HOST)));
+    /** The variables a client connection's requests share, formatted on its first CGI request. */
+    private static final AttributeKey<ConnectionVariables> CONNECTION = AttributeKey.valueOf("portico.cgiConnection");
 
     private CgiVariables() {}
 
@@ -39,17 +41,59 @@ final class CgiVariables {
         InetAddress clientAddress = client.clientAddress().getAddress();
         b.set("REMOTE_ADDR",
                 clientAddress == client.peerAddress().getAddress() ? client.peerIp() : clientAddress.getHostAddress());
-        b.set("REMOTE_PORT", Integer.toString(client.peerAddress().getPort()));
-        SocketAddress local = client.channel().localAddress();
-        if (local instanceof InetSocketAddress inet) {
-            b.set("SERVER_ADDR", inet.getAddress().getHostAddress());
-            b.set("SERVER_PORT", Integer.toString(inet.getPort()));
+        ConnectionVariables connection = connection(client);
+        b.set("REMOTE_PORT", connection.remotePort);
+        if (connection.serverAddr != null) {
+            b.set("SERVER_ADDR", connection.serverAddr);
+            b.set("SERVER_PORT", connection.serverPort);
         }
-        b.set("SERVER_NAME", Variables.expand(HOST, client, request));
-        for (Map.Entry<String, TextTemplate> p : settings.target().params().entrySet()) {
-            b.set(p.getKey(), Variables.expand(p.getValue(), client, request));
+        b.set("SERVER_NAME", Variables.host(client, request));
+        Map<String, TextTemplate> params = settings.target().params();
+        if (!params.isEmpty()) {
+            for (Map.Entry<String, TextTemplate> p : params.entrySet()) {
+                b.set(p.getKey(), Variables.expand(p.getValue(), client, request));
+            }
         }
         return b.build();
+    }
+
+    /**
+     * REMOTE_PORT, SERVER_ADDR and SERVER_PORT of the client connection, kept on its channel: in front of an app
+     * server every request of a kept-alive connection needs them, and formatting an address and two ports each time
+     * was a visible share of the request's time. Checked against the addresses they were made from (a PROXY
+     * protocol header sets the peer once, before the first request; an HTTP/2 stream is a channel of its own).
+     */
+    private static ConnectionVariables connection(ClientExchange client) {
+        Attribute<ConnectionVariables> attr = client.channel().attr(CONNECTION);
+        ConnectionVariables v = attr.get();
+        InetSocketAddress peer = client.peerAddress();
+        SocketAddress local = client.channel().localAddress();
+        if (v == null || v.peer != peer || v.local != local) {
+            v = new ConnectionVariables(peer, local);
+            attr.set(v);
+        }
+        return v;
+    }
+
+    private static final class ConnectionVariables {
+        final InetSocketAddress peer;
+        final SocketAddress local;
+        final String remotePort;
+        final String serverAddr; // null when the connection is not over IP (a unix socket): no SERVER_ADDR/PORT
+        final String serverPort;
+
+        ConnectionVariables(InetSocketAddress peer, SocketAddress local) {
+            this.peer = peer;
+            this.local = local;
+            this.remotePort = Integer.toString(peer.getPort());
+            if (local instanceof InetSocketAddress inet) {
+                serverAddr = inet.getAddress().getHostAddress();
+                serverPort = Integer.toString(inet.getPort());
+            } else {
+                serverAddr = null;
+                serverPort = null;
+            }
+        }
     }
 
     /**

@@ -76,9 +76,10 @@ public final class Variables {
 
     /**
      * nginx's {@code $host}: the host of an absolute-form request line, else the Host header, without the port and
-     * lower-cased; with neither (HTTP/1.0), the address the client connected to (nginx: the server name).
+     * lower-cased; with neither (HTTP/1.0), the address the client connected to (nginx: the server name). Public
+     * for the CGI variables' SERVER_NAME, which asks for it straight, not through a template.
      */
-    static String host(ClientExchange client, HttpRequest request) {
+    public static String host(ClientExchange client, HttpRequest request) {
         String uri = request.uri();
         String authority = null;
         int scheme = uri.startsWith("/") ? -1 : uri.indexOf("://");

@@ -4,6 +4,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.BiConsumer;
 
 /**
@@ -16,6 +17,10 @@ import java.util.function.BiConsumer;
  * {@link CgiParams} set it. Hop-by-hop fields mean nothing to an app server and are not sent.
  */
 final class CgiEnvironment {
+    /** The variables derived from the head besides the {@code HTTP_} ones: a {@link CgiParams} may replace them. */
+    static final Set<String> DERIVED = Set.of(
+            "REQUEST_METHOD", "REQUEST_URI", "PATH_INFO", "QUERY_STRING", "CONTENT_TYPE", "CONTENT_LENGTH");
+
     private CgiEnvironment() {}
 
     /** Calls {@code out} with each variable, in order; {@code p} may be null. */

@@ -1,10 +1,6 @@
 package io.portico.upstream;
 
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
+import java.util.Arrays;
 
 /**
  * The CGI variables of one request that its head does not carry (the client's address and port, the server's,
@@ -15,14 +11,23 @@ import java.util.Set;
  *
  * <p>Values are byte strings: a char up to U+00FF is one byte (as Netty's header values hold the bytes received),
  * a value with a char beyond it (from the configuration) is sent as UTF-8.
+ *
+ * <p>Two arrays and a count, not a list and a set: a request in front of uWSGI or PHP-FPM builds one, and a set
+ * of about a dozen names is searched faster by scanning than by hashing. The encoder asks {@link #has} for each
+ * variable it derives; the set remembers whether any of its names is one the encoder can derive (only a location's
+ * {@code params} ever are), so that the usual answer, no, costs no search.
  */
 public final class CgiParams {
-    private final List<String> pairs;
-    private final Set<String> names;
+    private final String[] names;
+    private final String[] values;
+    private final int size;
+    private final boolean namesDerivable;
 
-    private CgiParams(List<String> pairs, Set<String> names) {
-        this.pairs = pairs;
+    private CgiParams(String[] names, String[] values, int size, boolean namesDerivable) {
         this.names = names;
+        this.values = values;
+        this.size = size;
+        this.namesDerivable = namesDerivable;
     }
 
     public static Builder builder() {
@@ -36,50 +41,67 @@ public final class CgiParams {
 
     /** Whether the set has {@code name}: the encoder then does not derive it. */
     boolean has(String name) {
-        return names.contains(name);
+        return namesDerivable && indexOf(names, size, name) >= 0;
     }
 
     int size() {
-        return pairs.size() / 2;
+        return size;
     }
 
     String name(int i) {
-        return pairs.get(2 * i);
+        return names[i];
     }
 
     String value(int i) {
-        return pairs.get(2 * i + 1);
+        return values[i];
+    }
+
+    private static int indexOf(String[] names, int size, String name) {
+        for (int i = 0; i < size; i++) {
+            if (names[i].equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Whether {@link CgiEnvironment} derives a variable of this name from the head. */
+    private static boolean derivable(String name) {
+        return name.startsWith("HTTP_") || CgiEnvironment.DERIVED.contains(name);
     }
 
     /**
      * Variables in the order added; a later value of a name replaces the earlier one, in its place. Used once:
-     * {@link #build} hands its lists over instead of copying them (one set per request), so nothing may be added
-     * after.
+     * {@link #build} hands its arrays over instead of copying them, so nothing may be added after.
      */
     public static final class Builder {
-        private List<String> pairs = new ArrayList<>(32);
-        private Set<String> names = new HashSet<>();
+        private String[] names = new String[16];
+        private String[] values = new String[16];
+        private int size;
+        private boolean namesDerivable;
 
         private Builder() {}
 
         public Builder set(String name, String value) {
-            if (names.add(name)) {
-                pairs.add(name);
-                pairs.add(value);
-            } else {
-                for (int i = 0; i < pairs.size(); i += 2) {
-                    if (pairs.get(i).equals(name)) {
-                        pairs.set(i + 1, value);
-                    }
-                }
+            int i = indexOf(names, size, name);
+            if (i >= 0) {
+                values[i] = value;
+                return this;
             }
+            if (size == names.length) {
+                names = Arrays.copyOf(names, size * 2);
+                values = Arrays.copyOf(values, size * 2);
+            }
+            names[size] = name;
+            values[size++] = value;
+            namesDerivable |= derivable(name);
             return this;
         }
 
         public CgiParams build() {
-            CgiParams built = new CgiParams(Collections.unmodifiableList(pairs), Collections.unmodifiableSet(names));
-            pairs = null;
+            CgiParams built = new CgiParams(names, values, size, namesDerivable);
             names = null;
+            values = null;
             return built;
         }
     }

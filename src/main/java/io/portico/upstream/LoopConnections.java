@@ -3,6 +3,8 @@ package io.portico.upstream;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.portico.config.UpstreamConfig;
@@ -99,7 +101,7 @@ public final class LoopConnections {
             return;
         }
         ch.config().setAutoRead(false);
-        ch.config().setConnectTimeoutMillis(connectTimeoutMillis);
+        ch.config().setConnectTimeoutMillis(0); // the connection's own timer watches the connect: see watchConnect
         UpstreamConnection c = new UpstreamConnection(ch, server, this);
         addHandlers(ch.pipeline(), server, c);
         if (transport == Transport.EPOLL) {
@@ -115,15 +117,41 @@ public final class LoopConnections {
                 failed.accept(registered.cause());
                 return;
             }
-            ch.connect(remoteAddresses[server.index()]).addListener(done -> {
+            SocketAddress remote = remoteAddresses[server.index()];
+            ChannelPromise connect = ch.newPromise();
+            watchConnect(c, connect, remote);
+            ch.connect(remote, connect).addListener(done -> {
                 if (done.isSuccess()) {
+                    c.unwatch(); // the timer stays armed for the request's read deadline
                     connected.accept(c);
                 } else {
+                    c.cancelDeadlineTimer(); // a channel that never was active hears no channelInactive
                     ch.close();
                     failed.accept(done.cause());
                 }
             });
         });
+    }
+
+    /**
+     * The connect timeout on the connection's deadline timer, not Netty's own: Netty schedules a timer of its own
+     * for each pending connect and cancels it when the connect completes, and the request then arms the
+     * connection's timer for its read deadline. In front of an app server that closes every connection that was two
+     * timers scheduled and cancelled per request; this way it is one, which the read deadline moves instead of
+     * replacing (see {@link UpstreamConnection#watch}). On expiry the connect fails as Netty fails it, with a
+     * {@link ConnectTimeoutException} and the channel closed (by the listener of the connect).
+     */
+    private void watchConnect(UpstreamConnection c, ChannelPromise connect, SocketAddress remote) {
+        if (connectTimeoutMillis <= 0) {
+            return; // no limit, as Netty's 0 means (the configuration asks for at least 1ms)
+        }
+        c.watch(() -> {
+            if (!connect.isDone()) {
+                connect.tryFailure(new ConnectTimeoutException(
+                        "connection timed out after " + connectTimeoutMillis + " ms: " + remote));
+            }
+            return 0;
+        }, TimeUnit.MILLISECONDS.toNanos(connectTimeoutMillis));
     }
 
     /**

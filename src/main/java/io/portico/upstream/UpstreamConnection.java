@@ -152,7 +152,8 @@ public final class UpstreamConnection {
         }
     }
 
-    private void cancelDeadlineTimer() {
+    /** Stops watching and cancels the timer: the connection is done with (closed, or its connect failed). */
+    void cancelDeadlineTimer() {
         deadline = null;
         if (deadlineTimer != null) {
             deadlineTimer.cancel(false);

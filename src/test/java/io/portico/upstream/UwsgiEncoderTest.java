@@ -58,6 +58,34 @@ class UwsgiEncoderTest {
         assertThat(channel.finishAndReleaseAll()).isFalse();
     }
 
+    /**
+     * The set's order and replacement, byte for byte: a later value of a name keeps the first one's place, a set
+     * past its initial room keeps every name in order, and a derived name the set has (a location's params may
+     * name one) is not derived again.
+     */
+    @Test
+    void theSetKeepsItsOrderAReplacedValueItsPlaceAndADerivedNameItHasIsNotDerived() {
+        HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/a?q");
+        head.headers().add("Host", "h");
+        CgiParams.Builder b = CgiParams.builder().set("SERVER_NAME", "first");
+        List<String> expected = new ArrayList<>(List.of("SERVER_NAME=second"));
+        for (int i = 0; i < 20; i++) {
+            b.set("V" + i, "v" + i);
+            expected.add("V" + i + "=v" + i);
+        }
+        b.set("SERVER_NAME", "second").set("QUERY_STRING", "mine");
+        expected.add("QUERY_STRING=mine");
+        channel.writeOutbound(b.build(), head);
+        ByteBuf packet = channel.readOutbound();
+        List<String> all = new ArrayList<>(List.of("REQUEST_METHOD=GET", "REQUEST_URI=/a?q", "PATH_INFO=/a",
+                "CONTENT_TYPE=", "CONTENT_LENGTH="));
+        all.addAll(expected);
+        all.add("HTTP_HOST=h");
+        assertThat(vars(packet)).containsExactlyElementsOf(all);
+        packet.release();
+        assertThat(channel.finishAndReleaseAll()).isFalse();
+    }
+
     @Test
     void bodyPartsGoOutAsTheirBuffersAndTrailersAreDropped() {
         HttpRequest head = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/");
