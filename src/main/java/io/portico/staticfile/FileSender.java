@@ -86,11 +86,11 @@ final class FileSender {
             FileRegion region = cache.cachedRegion(file, start, length);
             if (region != null) {
                 // the common case for a file sent before: no open, no stat, no hop to the file executor
-                sendRegion(exchange, representation, region, status, start, length, partial);
+                sendFile(exchange, representation, region, status, start, length, partial);
                 return;
             }
             exchange.await(cache.openDescriptor(file, start, length),
-                    opened -> sendRegion(exchange, representation, opened, status, start, length, partial),
+                    opened -> sendFile(exchange, representation, opened, status, start, length, partial),
                     failure -> exchange.retry(representation, failure), FileRegion::release);
         } else if (cache.fitsInMemory(file) && !partial && compressed(exchange, representation, status, length)) {
             return; // a compressed variant from the cache is on its way
@@ -105,24 +105,9 @@ final class FileSender {
                     bytes -> sendBytes(exchange, representation, bytes, status, start, length, partial),
                     failure -> exchange.retry(representation, failure), bytes -> {});
         } else {
-            exchange.await(cache.open(file), fileChannel -> {
-                HttpResponse response;
-                try {
-                    response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, status, HEADERS);
-                    entityHeaders(response.headers(), representation, start, length, partial);
-                } catch (RuntimeException e) {
-                    close(fileChannel); // not yet handed to a region: ours to close
-                    throw e;
-                }
-                exchange.answering();
-                boolean corked = TcpCork.on(channel);
-                channel.write(response);
-                writeFile(exchange, fileChannel, start, length);
-                ChannelFuture done = channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-                if (corked) {
-                    done.addListener(written -> TcpCork.off(channel));
-                }
-            }, failure -> exchange.retry(representation, failure), FileSender::close);
+            exchange.await(cache.open(file),
+                    opened -> sendFile(exchange, representation, opened, status, start, length, partial),
+                    failure -> exchange.retry(representation, failure), FileSender::close);
         }
     }
 
@@ -139,26 +124,38 @@ final class FileSender {
         return route == null || !route.location().compression().enabled();
     }
 
-    /** The head, then a region of the kept descriptor (the region is ours until written), corked as a large file. */
-    private void sendRegion(StaticExchange exchange, Representation representation, FileRegion region,
+    /**
+     * A file's head, its body, then the last content, corked from head to end (nginx's {@code tcp_nopush}). The
+     * body is a region of a kept descriptor ({@link FileRegion}) or a file opened for this response
+     * ({@link FileChannel}, sent by {@link #writeFile}); either is ours until written, so it is given back if the
+     * head cannot be built.
+     */
+    private void sendFile(StaticExchange exchange, Representation representation, Object body,
             HttpResponseStatus status, long start, long length, boolean partial) {
         HttpResponse response;
         try {
             response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, status, HEADERS);
             entityHeaders(response.headers(), representation, start, length, partial);
         } catch (RuntimeException e) {
-            region.release(); // not yet written: ours to give back
+            if (body instanceof FileRegion region) {
+                region.release();
+            } else {
+                close((FileChannel) body);
+            }
             throw e;
         }
         exchange.answering();
         Channel channel = exchange.client().channel();
         boolean corked = TcpCork.on(channel);
-        channel.write(response, channel.voidPromise());
-        channel.write(region, channel.voidPromise());
-        if (corked) {
-            channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener(written -> TcpCork.off(channel));
+        channel.write(response);
+        if (body instanceof FileRegion region) {
+            channel.write(region);
         } else {
-            channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT, channel.voidPromise());
+            writeFile(exchange, (FileChannel) body, start, length);
+        }
+        ChannelFuture done = channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+        if (corked) {
+            done.addListener(written -> TcpCork.off(channel));
         }
     }
 
