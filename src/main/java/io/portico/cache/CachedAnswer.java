@@ -13,8 +13,8 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import io.portico.exchange.ClientExchange;
 import io.portico.proxy.ProxyResponder;
-import io.portico.route.ClientExchange;
 import java.util.Date;
 import java.util.List;
 

@@ -4,9 +4,9 @@ import com.github.benmanes.caffeine.cache.Ticker;
 import io.portico.config.CacheConfig;
 import io.portico.config.CacheZoneConfig;
 import io.portico.config.LocationConfig;
+import io.portico.exchange.Responder;
 import io.portico.metrics.CacheZoneFigures;
 import io.portico.proxy.ProxyResponder;
-import io.portico.route.Responder;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

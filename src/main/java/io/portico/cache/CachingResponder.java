@@ -10,11 +10,11 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.portico.config.CacheConfig;
 import io.portico.config.TextTemplate;
+import io.portico.exchange.ClientExchange;
+import io.portico.exchange.Exchange;
+import io.portico.exchange.Responder;
+import io.portico.exchange.Variables;
 import io.portico.proxy.ProxyResponder;
-import io.portico.route.ClientExchange;
-import io.portico.route.Exchange;
-import io.portico.route.Responder;
-import io.portico.route.Variables;
 import java.util.function.LongSupplier;
 
 /**

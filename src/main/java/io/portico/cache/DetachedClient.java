@@ -3,9 +3,9 @@ package io.portico.cache;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.portico.route.ClientExchange;
-import io.portico.route.RequestLog;
-import io.portico.route.Route;
+import io.portico.exchange.ClientExchange;
+import io.portico.exchange.RequestLog;
+import io.portico.exchange.Route;
 import java.net.InetSocketAddress;
 
 /**

@@ -3,8 +3,8 @@ package io.portico.cache;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.portico.route.ClientExchange;
-import io.portico.route.Exchange;
+import io.portico.exchange.ClientExchange;
+import io.portico.exchange.Exchange;
 import java.util.concurrent.TimeUnit;
 
 /**

@@ -19,7 +19,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.portico.config.CompressionConfig;
 import io.portico.config.CompressionConfig.Coding;
-import io.portico.route.ClientExchange;
+import io.portico.exchange.ClientExchange;
 import java.util.ArrayDeque;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

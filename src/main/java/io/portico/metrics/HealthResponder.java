@@ -2,9 +2,9 @@ package io.portico.metrics;
 
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.portico.route.ClientExchange;
-import io.portico.route.Exchange;
-import io.portico.route.Responder;
+import io.portico.exchange.ClientExchange;
+import io.portico.exchange.Exchange;
+import io.portico.exchange.Responder;
 import java.nio.charset.StandardCharsets;
 import java.util.function.BooleanSupplier;
 

@@ -1,9 +1,9 @@
 package io.portico.metrics;
 
 import io.netty.handler.codec.http.HttpRequest;
-import io.portico.route.ClientExchange;
-import io.portico.route.Exchange;
-import io.portico.route.Responder;
+import io.portico.exchange.ClientExchange;
+import io.portico.exchange.Exchange;
+import io.portico.exchange.Responder;
 
 /**
  * A {@code metrics = prometheus} location (like Caddy's metrics handler): answers GET and HEAD with every family

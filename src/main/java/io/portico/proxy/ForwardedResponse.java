@@ -9,8 +9,8 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.portico.config.TextTemplate;
-import io.portico.route.ClientExchange;
-import io.portico.route.Variables;
+import io.portico.exchange.ClientExchange;
+import io.portico.exchange.Variables;
 import java.util.Map;
 
 /**

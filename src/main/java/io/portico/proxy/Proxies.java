@@ -7,7 +7,7 @@ import io.portico.config.LocationConfig;
 import io.portico.config.PorticoConfig;
 import io.portico.config.TargetConfig;
 import io.portico.config.UpstreamConfig;
-import io.portico.route.Responder;
+import io.portico.exchange.Responder;
 import io.portico.upstream.UpstreamPool;
 import java.util.LinkedHashMap;
 import java.util.List;

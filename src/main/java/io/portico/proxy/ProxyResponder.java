@@ -2,9 +2,9 @@ package io.portico.proxy;
 
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
-import io.portico.route.ClientExchange;
-import io.portico.route.Exchange;
-import io.portico.route.Responder;
+import io.portico.exchange.ClientExchange;
+import io.portico.exchange.Exchange;
+import io.portico.exchange.Responder;
 
 /**
  * Answers one location's requests from its upstream pool; stateless, shared by every event loop. A response cache

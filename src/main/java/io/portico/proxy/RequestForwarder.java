@@ -8,8 +8,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.portico.config.UpstreamProtocol;
-import io.portico.route.ClientExchange;
-import io.portico.route.ReadGate;
+import io.portico.connection.ReadGate;
+import io.portico.exchange.ClientExchange;
 import io.portico.upstream.CgiParams;
 import java.util.ArrayDeque;
 

@@ -12,7 +12,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
-import io.portico.route.ClientExchange;
+import io.portico.exchange.ClientExchange;
 
 /**
  * The upstream's response on its way to the client: checks the head (a malformed one, a status outside 100-599 or

@@ -4,7 +4,7 @@ import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.portico.config.Cidr;
-import io.portico.route.ClientExchange;
+import io.portico.exchange.ClientExchange;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;

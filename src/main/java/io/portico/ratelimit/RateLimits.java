@@ -7,6 +7,7 @@ import io.portico.config.LimitConnConfig;
 import io.portico.config.LocationConfig;
 import io.portico.config.PorticoConfig;
 import io.portico.config.RateLimitZoneConfig;
+import io.portico.exchange.ClientExchange;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +23,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import io.portico.route.ClientExchange;
 
 /**
  * The rate-limit and limit-conn zones of a configuration, shared by every event loop, and the factory of the

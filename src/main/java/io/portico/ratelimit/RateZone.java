@@ -5,7 +5,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.AsciiString;
 import io.portico.config.RateLimitZoneConfig;
-import io.portico.route.ResponseHeaders;
+import io.portico.exchange.ResponseHeaders;
 import java.util.concurrent.TimeUnit;
 
 /** One {@code rate-limits} zone: its arithmetic, keys, counters, and what it answers when it rejects. */

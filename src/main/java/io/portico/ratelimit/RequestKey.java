@@ -2,7 +2,7 @@ package io.portico.ratelimit;
 
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
-import io.portico.route.ClientExchange;
+import io.portico.exchange.ClientExchange;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -3,6 +3,8 @@ package io.portico.route;
 import io.portico.config.HostConfig;
 import io.portico.config.ListenAddress;
 import io.portico.config.LocationConfig;
+import io.portico.exchange.Responder;
+import io.portico.exchange.Route;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;

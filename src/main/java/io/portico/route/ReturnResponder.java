@@ -10,6 +10,11 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.portico.config.TargetConfig;
 import io.portico.config.TextTemplate;
+import io.portico.exchange.ClientExchange;
+import io.portico.exchange.Exchange;
+import io.portico.exchange.Responder;
+import io.portico.exchange.ResponseHeaders;
+import io.portico.exchange.Variables;
 import java.nio.charset.StandardCharsets;
 
 /**

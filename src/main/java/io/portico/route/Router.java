@@ -2,6 +2,8 @@ package io.portico.route;
 
 import io.portico.config.LocationConfig;
 import io.portico.config.LocationConfig.Match.Kind;
+import io.portico.exchange.Responder;
+import io.portico.exchange.Route;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

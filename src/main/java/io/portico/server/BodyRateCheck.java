@@ -2,7 +2,7 @@ package io.portico.server;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.portico.route.ReadGate;
+import io.portico.connection.ReadGate;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 

@@ -10,10 +10,10 @@ import io.netty.channel.FileRegion;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.portico.connection.ExchangeEvents;
+import io.portico.connection.ExchangeObserver;
+import io.portico.connection.ReadGate;
 import io.portico.metrics.LocationMeters;
-import io.portico.route.ExchangeEvents;
-import io.portico.route.ExchangeObserver;
-import io.portico.route.ReadGate;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 

@@ -1,8 +1,8 @@
 package io.portico.server;
 
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -14,11 +14,11 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
-import io.portico.route.ClientExchange;
-import io.portico.route.Exchange;
-import io.portico.route.ExchangeEvents;
-import io.portico.route.ExchangeObserver;
-import io.portico.route.Route;
+import io.portico.connection.ExchangeEvents;
+import io.portico.connection.ExchangeObserver;
+import io.portico.exchange.ClientExchange;
+import io.portico.exchange.Exchange;
+import io.portico.exchange.Route;
 import java.io.IOException;
 import java.util.List;
 import org.slf4j.Logger;

@@ -1,7 +1,7 @@
 package io.portico.server;
 
 import io.netty.util.AsciiString;
-import io.portico.route.PerSecond;
+import io.portico.exchange.PerSecond;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;

@@ -1,25 +1,25 @@
 package io.portico.server;
 
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.handler.codec.http.HttpHeaderValues;
+import io.portico.connection.ExchangeEvents;
+import io.portico.connection.ExchangeObserver;
+import io.portico.connection.ReadGate;
 import io.portico.metrics.LocationMeters;
-import io.portico.route.ExchangeEvents;
-import io.portico.route.ExchangeObserver;
-import io.portico.route.ReadGate;
 import java.util.Iterator;
 import java.util.Map;
 

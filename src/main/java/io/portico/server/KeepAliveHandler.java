@@ -21,8 +21,8 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
-import io.portico.route.ExchangeEvents;
-import io.portico.route.ReadGate;
+import io.portico.connection.ExchangeEvents;
+import io.portico.connection.ReadGate;
 import java.util.ArrayDeque;
 
 /**

@@ -8,8 +8,8 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.portico.route.ExchangeEvents;
-import io.portico.route.ReadGate;
+import io.portico.connection.ExchangeEvents;
+import io.portico.connection.ReadGate;
 
 /**
  * The one early-rejection path: a request refused before anything answered it gets its error page here, then either

@@ -5,10 +5,10 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.portico.route.ClientExchange;
-import io.portico.route.RequestLog;
 import io.portico.config.RequestPath;
-import io.portico.route.Route;
+import io.portico.exchange.ClientExchange;
+import io.portico.exchange.RequestLog;
+import io.portico.exchange.Route;
 import java.net.InetSocketAddress;
 
 /** The request in progress on one connection, as the handlers after routing and the responder see it. */

@@ -1,32 +1,32 @@
 package io.portico.server;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.Channel;
 import io.netty.channel.FileRegion;
-import io.netty.handler.codec.http2.Http2StreamChannel;
-import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.stream.ChunkedInput;
+import io.portico.connection.ExchangeEvents;
+import io.portico.connection.ExchangeObserver;
+import io.portico.exchange.ClientExchange;
+import io.portico.exchange.PerSecond;
+import io.portico.exchange.Route;
 import io.portico.metrics.AccessLog;
 import io.portico.metrics.LocationMeters;
-import io.portico.route.Route;
-import java.util.function.Supplier;
-import io.portico.route.ClientExchange;
-import io.portico.route.ExchangeEvents;
-import io.portico.route.ExchangeObserver;
-import io.portico.route.PerSecond;
 import java.net.InetSocketAddress;
-import javax.net.ssl.SSLSession;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
+import java.util.function.Supplier;
+import javax.net.ssl.SSLSession;
 
 /**
  * Opens the record of each request ({@link RequestContext}, found by later handlers under

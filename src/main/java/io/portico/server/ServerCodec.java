@@ -22,7 +22,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
-import io.portico.route.ClientPipeline;
+import io.portico.connection.ClientPipeline;
 import io.portico.upstream.FieldNames;
 import java.util.ArrayDeque;
 import java.util.List;

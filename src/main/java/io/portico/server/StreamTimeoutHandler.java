@@ -13,9 +13,9 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.portico.route.ExchangeEvents;
-import io.portico.route.ExchangeObserver;
-import io.portico.route.ReadGate;
+import io.portico.connection.ExchangeEvents;
+import io.portico.connection.ExchangeObserver;
+import io.portico.connection.ReadGate;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 

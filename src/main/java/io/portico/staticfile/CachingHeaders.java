@@ -4,7 +4,7 @@ import io.netty.handler.codec.DateFormatter;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
-import io.portico.route.PerSecond;
+import io.portico.exchange.PerSecond;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Date;

@@ -32,7 +32,7 @@ final class DirectoryListing {
             // a fresh buffer: the codec releases it after the write
             ByteBuf body = head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(bytes);
             FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, body,
-                    FileSender.HEADERS, io.portico.route.ResponseHeaders.NO_TRAILERS);
+                    FileSender.HEADERS, io.portico.exchange.ResponseHeaders.NO_TRAILERS);
             response.headers()
                     .set(HttpHeaderNames.CONTENT_TYPE, "text/html; charset=utf-8")
                     .set(HttpHeaderNames.CONTENT_LENGTH, bytes.length);

@@ -23,7 +23,7 @@ import io.netty.util.AsciiString;
 import io.portico.compress.ResponseCompression;
 import io.portico.config.CompressionConfig;
 import io.portico.config.CompressionConfig.Coding;
-import io.portico.route.ResponseHeaders;
+import io.portico.exchange.ResponseHeaders;
 import io.portico.staticfile.Preconditions.Decision;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -120,7 +120,7 @@ final class FileSender {
         if (!exchange.client().sendfile()) {
             return false;
         }
-        io.portico.route.Route route = exchange.client().route();
+        io.portico.exchange.Route route = exchange.client().route();
         return route == null || !route.location().compression().enabled();
     }
 
@@ -177,7 +177,7 @@ final class FileSender {
      */
     private boolean compressed(StaticExchange exchange, Representation representation, HttpResponseStatus status,
             long length) {
-        io.portico.route.Route route = exchange.client().route();
+        io.portico.exchange.Route route = exchange.client().route();
         CompressionConfig config = route == null ? CompressionConfig.OFF : route.location().compression();
         if (!config.enabled() || representation.coding() != null) {
             return false; // a precompressed variant wins

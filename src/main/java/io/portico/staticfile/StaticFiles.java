@@ -4,7 +4,7 @@ import com.github.benmanes.caffeine.cache.Ticker;
 import io.portico.config.LocationConfig;
 import io.portico.config.StaticConfig;
 import io.portico.config.TargetConfig;
-import io.portico.route.Responder;
+import io.portico.exchange.Responder;
 import java.time.Clock;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;

@@ -4,9 +4,9 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.portico.config.LocationConfig;
 import io.portico.config.TargetConfig;
-import io.portico.route.ClientExchange;
-import io.portico.route.Exchange;
-import io.portico.route.Responder;
+import io.portico.exchange.ClientExchange;
+import io.portico.exchange.Exchange;
+import io.portico.exchange.Responder;
 import java.util.function.Function;
 
 /** The responder of one static location: its resolver, try-files plan and headers, over the shared cache. */

@@ -1,8 +1,5 @@
 package io.portico.ratelimit;
 
-import io.portico.route.Route;
-import io.portico.testing.FakeClientExchange;
-import io.portico.testing.ResponseEvents;
 import static io.portico.ratelimit.Zones.SECOND;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,7 +22,10 @@ import io.netty.util.ReferenceCountUtil;
 import io.portico.config.LimitConnConfig;
 import io.portico.config.LocationConfig;
 import io.portico.config.RateLimitZoneConfig;
-import io.portico.route.ClientExchange;
+import io.portico.exchange.ClientExchange;
+import io.portico.exchange.Route;
+import io.portico.testing.FakeClientExchange;
+import io.portico.testing.ResponseEvents;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;

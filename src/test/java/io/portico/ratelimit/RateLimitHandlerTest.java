@@ -1,7 +1,5 @@
 package io.portico.ratelimit;
 
-import io.portico.route.Route;
-import io.portico.testing.FakeClientExchange;
 import static io.portico.ratelimit.Zones.SECOND;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,7 +18,9 @@ import io.netty.util.CharsetUtil;
 import io.portico.config.Cidr;
 import io.portico.config.LocationConfig;
 import io.portico.config.RateLimitZoneConfig;
-import io.portico.route.ClientExchange;
+import io.portico.exchange.ClientExchange;
+import io.portico.exchange.Route;
+import io.portico.testing.FakeClientExchange;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,5 @@
 package io.portico.ratelimit;
 
-import io.portico.route.Route;
-import io.portico.testing.FakeClientExchange;
-import io.portico.testing.ResponseEvents;
 import static io.portico.ratelimit.Zones.SECOND;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,7 +23,10 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.portico.config.LocationConfig;
-import io.portico.route.ClientExchange;
+import io.portico.exchange.ClientExchange;
+import io.portico.exchange.Route;
+import io.portico.testing.FakeClientExchange;
+import io.portico.testing.ResponseEvents;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,7 +1,5 @@
 package io.portico.ratelimit;
 
-import io.portico.route.Route;
-import io.portico.testing.FakeClientExchange;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,6 +8,8 @@ import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
+import io.portico.exchange.Route;
+import io.portico.testing.FakeClientExchange;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

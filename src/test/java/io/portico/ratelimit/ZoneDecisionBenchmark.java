@@ -1,13 +1,13 @@
 package io.portico.ratelimit;
 
-import io.portico.route.Route;
-import io.portico.testing.FakeClientExchange;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
 import io.portico.config.RateLimitZoneConfig;
+import io.portico.exchange.Route;
+import io.portico.testing.FakeClientExchange;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

@@ -3,6 +3,7 @@ package io.portico.route;
 import io.portico.config.LocationConfig;
 import io.portico.config.TargetConfig;
 import io.portico.config.TextTemplate;
+import io.portico.exchange.Route;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -6,6 +6,7 @@ import io.portico.config.LocationConfig;
 import io.portico.config.LocationConfig.Match.Kind;
 import io.portico.config.TargetConfig;
 import io.portico.config.TextTemplate;
+import io.portico.exchange.Route;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

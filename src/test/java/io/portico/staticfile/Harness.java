@@ -1,6 +1,5 @@
 package io.portico.staticfile;
 
-import io.portico.testing.FakeClientExchange;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.FileRegion;
@@ -18,9 +17,10 @@ import io.netty.util.ReferenceCountUtil;
 import io.portico.config.LocationConfig;
 import io.portico.config.StaticConfig;
 import io.portico.config.TargetConfig;
-import io.portico.route.Exchange;
-import io.portico.route.Responder;
-import io.portico.route.Route;
+import io.portico.exchange.Exchange;
+import io.portico.exchange.Responder;
+import io.portico.exchange.Route;
+import io.portico.testing.FakeClientExchange;
 import java.io.ByteArrayOutputStream;
 import java.nio.channels.Channels;
 import java.nio.file.Path;

@@ -1,6 +1,5 @@
 package io.portico.staticfile;
 
-import io.portico.testing.FakeClientExchange;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
@@ -11,9 +10,10 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.portico.config.StaticConfig;
 import io.portico.config.TargetConfig;
-import io.portico.route.Exchange;
-import io.portico.route.Responder;
-import io.portico.route.Route;
+import io.portico.exchange.Exchange;
+import io.portico.exchange.Responder;
+import io.portico.exchange.Route;
+import io.portico.testing.FakeClientExchange;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

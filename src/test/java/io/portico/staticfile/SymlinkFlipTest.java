@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.portico.config.StaticConfig.FollowSymlinks;
-import io.portico.route.Exchange;
-import io.portico.route.Responder;
+import io.portico.exchange.Exchange;
+import io.portico.exchange.Responder;
 import io.portico.server.PorticoServer;
 import io.portico.testing.RawHttp;
 import io.portico.testing.Response;
@@ -29,9 +29,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A name that flips between a regular file and a symlink between the stat that described it and the open that

@@ -6,7 +6,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.portico.route.ExchangeEvents;
+import io.portico.connection.ExchangeEvents;
 
 /**
  * For a stage tested alone in an {@code EmbeddedChannel}: stands where the server's exchange owner is (the keep-alive

@@ -1,4 +1,4 @@
-package io.portico.route;
+package io.portico.exchange;
 
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.EmptyHttpHeaders;

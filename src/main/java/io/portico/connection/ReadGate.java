@@ -1,4 +1,4 @@
-package io.portico.route;
+package io.portico.connection;
 
 import io.netty.channel.Channel;
 import io.netty.util.Attribute;

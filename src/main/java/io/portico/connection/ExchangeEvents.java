@@ -1,4 +1,4 @@
-package io.portico.route;
+package io.portico.connection;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -6,6 +6,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.util.Attribute;
 import io.netty.util.AttributeKey;
+import io.portico.exchange.ClientExchange;
 import java.util.Arrays;
 
 /**

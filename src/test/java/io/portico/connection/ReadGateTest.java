@@ -1,4 +1,4 @@
-package io.portico.route;
+package io.portico.connection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

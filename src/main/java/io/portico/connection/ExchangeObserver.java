@@ -1,4 +1,4 @@
-package io.portico.route;
+package io.portico.connection;
 
 import io.netty.channel.ChannelFuture;
 import io.netty.handler.codec.http.HttpRequest;
