@@ -23,6 +23,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A client that sends its FIN (shutdown(SHUT_WR)) while its proxied response is awaited or relayed: the exchange is
@@ -50,8 +52,9 @@ class ProxyClientAbortTest {
         return new UpstreamServerConfig(s.address(), 1, 1, Duration.ofSeconds(30), false);
     }
 
-    @Test
-    void finWhileTheResponseHeadIsAwaitedClosesTheUpstreamAndLogs499() throws Exception {
+    @ParameterizedTest(name = "loops={0} epoll={1}")
+    @CsvSource({"1, true", "2, true", "1, false"})
+    void finWhileTheResponseHeadIsAwaitedClosesTheUpstreamAndLogs499(int loops, boolean epoll) throws Exception {
         CountDownLatch firstGone = new CountDownLatch(1);
         CountDownLatch secondGone = new CountDownLatch(1);
         try (TestUpstream first = new TestUpstream(silentUntilClosed(firstGone));
@@ -59,7 +62,7 @@ class ProxyClientAbortTest {
             // Two servers that a failure would take out (max-fails 1) and one retry: an abort must use neither.
             UpstreamConfig u = TestConfigs.withReadTimeout(
                     upstream(List.of(failsOnce(first.port()), failsOnce(second.port()))), READ_TIMEOUT);
-            try (ProxiedServer proxy = new ProxiedServer(u, target(true, true), MIB, 1, true);
+            try (ProxiedServer proxy = new ProxiedServer(u, target(true, true), MIB, loops, epoll);
                     RawHttp client = new RawHttp(proxy.port())) {
                 client.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n");
                 await().until(() -> first.requests.size() + second.requests.size() == 1);
@@ -94,13 +97,14 @@ class ProxyClientAbortTest {
         }
     }
 
-    @Test
-    void finWhileAStreamedResponseStallsClosesTheUpstream() throws Exception {
+    @ParameterizedTest(name = "loops={0} epoll={1}")
+    @CsvSource({"1, true", "2, true", "1, false"})
+    void finWhileAStreamedResponseStallsClosesTheUpstream(int loops, boolean epoll) throws Exception {
         CountDownLatch gone = new CountDownLatch(1);
         try (TestUpstream app = new TestUpstream(headThenStall(gone));
                 ProxiedServer proxy = new ProxiedServer(
                         TestConfigs.withReadTimeout(upstream(List.of(server(app.port()))), READ_TIMEOUT),
-                        target(false, false), MIB, 1, true);
+                        target(false, false), MIB, loops, epoll);
                 RawHttp client = new RawHttp(proxy.port())) {
             client.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n");
             assertThat(client.readHead().status()).isEqualTo(200);
