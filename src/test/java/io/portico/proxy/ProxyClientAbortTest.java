@@ -9,7 +9,10 @@ import static org.awaitility.Awaitility.await;
 import io.portico.config.TargetConfig;
 import io.portico.config.UpstreamConfig;
 import io.portico.config.UpstreamServerConfig;
+import io.portico.server.PorticoServer;
+import io.portico.testing.LogCapture;
 import io.portico.testing.RawHttp;
+import io.portico.testing.TestServers;
 import io.portico.testing.Response;
 import java.io.IOException;
 import java.io.InputStream;
@@ -148,6 +151,44 @@ class ProxyClientAbortTest {
             assertThat(gone.await(5, TimeUnit.SECONDS)).as("upstream connection closed").isTrue();
             await().atMost(Duration.ofSeconds(10)).until(() -> openTempFiles("portico-response-") <= before);
             assertThat(proxy.accessLines(1).get(0)).contains("\" 200 ").endsWith(" incomplete");
+        }
+    }
+
+    @Test
+    void aRequestDelayedByARateLimitWhenTheFinCameIsAbortedWhenItReachesTheProxy(@TempDir Path dir)
+            throws Exception {
+        CountDownLatch gone = new CountDownLatch(1);
+        try (TestUpstream app = new TestUpstream((req, out, s) -> {
+            if (req.uri().equals("/first")) {
+                TestUpstream.respond(out, 200, "first");
+                return true;
+            }
+            return silentUntilClosed(gone).answer(req, out, s);
+        })) {
+            PorticoServer server = TestServers.start("workers = 1\n"
+                    + "access-log = \"" + dir.resolve("access.log") + "\"\n"
+                    + "upstreams { app { servers = [\"127.0.0.1:" + app.port() + "\"], read-timeout = 30s } }\n"
+                    + "rate-limits { slow { rate = 1r/s, burst = 5 } }\n"
+                    + "locations = [ { path = \"/\", proxy = app, rate-limit = slow } ]\n");
+            try (LogCapture access = new LogCapture("portico.access");
+                    RawHttp first = new RawHttp(TestServers.port(server));
+                    RawHttp second = new RawHttp(TestServers.port(server))) {
+                assertThat(first.get("/first").text()).isEqualTo("first");
+                // Over the rate: held by the limiter for about a second, with the client's FIN read meanwhile.
+                second.send("GET /second HTTP/1.1\r\nHost: x\r\n\r\n").shutdownOutput();
+                second.setTimeout(10_000);
+                assertThat(second.readToClose()).as("no response, the connection closed").isEmpty();
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> access.lines().stream().anyMatch(l -> l.contains("GET /second ")));
+                assertThat(access.lines().stream().filter(l -> l.contains("GET /second ")).findFirst().orElseThrow())
+                        .contains("\" 499 0 ");
+                if (app.requests.stream().anyMatch(r -> r.uri().equals("/second"))) {
+                    // It went out on the kept connection as the exchange opened: that connection is closed.
+                    assertThat(gone.await(5, TimeUnit.SECONDS)).isTrue();
+                }
+            } finally {
+                server.stop();
+            }
         }
     }
 
