@@ -12,6 +12,7 @@ import io.portico.config.UpstreamServerConfig;
 import io.portico.server.PorticoServer;
 import io.portico.testing.LogCapture;
 import io.portico.testing.RawHttp;
+import io.portico.testing.TempFiles;
 import io.portico.testing.TestServers;
 import io.portico.testing.Response;
 import java.io.IOException;
@@ -123,7 +124,7 @@ class ProxyClientAbortTest {
     @Test
     void finWhileAResponseIsParkedOnDiskDropsItAndDeletesTheFile() throws Exception {
         CountDownLatch gone = new CountDownLatch(1);
-        long before = openTempFiles("portico-response-");
+        long before = TempFiles.open("portico-response-");
         // 24 MiB at once, then nothing: 4 MiB stays in memory (proxy-buffers), a few more in the sockets' buffers,
         // and the rest is parked in a temp file, since the client reads nothing.
         try (TestUpstream app = new TestUpstream((req, out, s) -> {
@@ -146,10 +147,10 @@ class ProxyClientAbortTest {
                 RawHttp client = RawHttp.withReceiveBuffer(proxy.port(), 64 * 1024)) {
             client.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
             await().atMost(Duration.ofSeconds(30)).until(() -> app.bytesWritten.get() >= 24 * MIB
-                    && openTempFiles("portico-response-") > before);
+                    && TempFiles.open("portico-response-") > before);
             client.shutdownOutput();
             assertThat(gone.await(5, TimeUnit.SECONDS)).as("upstream connection closed").isTrue();
-            await().atMost(Duration.ofSeconds(10)).until(() -> openTempFiles("portico-response-") <= before);
+            await().atMost(Duration.ofSeconds(10)).until(() -> TempFiles.open("portico-response-") <= before);
             assertThat(proxy.accessLines(1).get(0)).contains("\" 200 ").endsWith(" incomplete");
         }
     }
@@ -265,23 +266,6 @@ class ProxyClientAbortTest {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException(e);
-        }
-    }
-
-    /**
-     * Temp files this process holds open. A temp file is opened DELETE_ON_CLOSE, which the JDK on Linux does by
-     * unlinking it at once: it is never in the directory, only among the process's descriptors ("... (deleted)")
-     * until it is closed, which is what frees its disk space.
-     */
-    private static long openTempFiles(String prefix) throws IOException {
-        try (var fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.filter(fd -> {
-                try {
-                    return Files.readSymbolicLink(fd).getFileName().toString().startsWith(prefix);
-                } catch (IOException | UnsupportedOperationException gone) {
-                    return false; // closed meanwhile, or the listing's own descriptor
-                }
-            }).count();
         }
     }
 }
