@@ -332,11 +332,12 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener, Atte
      * Not the server's fault: no failure is counted against it and nothing is retried. Bytes parked in a temp file
      * count as relayed (they are dropped, the file deleted); once the response's last part has been handed to the
      * client connection the exchange has finished, and what its outbound buffer holds still goes out before the
-     * server closes the half-closed connection.
+     * server closes the half-closed connection. A response a cache fill may still store is read on, as nginx reads
+     * on a cacheable one: the entry and the requests waiting for it are worth the upstream's time.
      */
     @Override
     public void onClientInputShutdown() {
-        if (finished || settings.target().ignoreClientAbort()) {
+        if (finished || settings.target().ignoreClientAbort() || tap.storing()) {
             return;
         }
         if (current != null) {
