@@ -63,6 +63,12 @@ final class FillTap implements ResponseTap {
         return detached;
     }
 
+    /** A fill that may store: before the head, one that may store it; after, one still copying a storable body. */
+    @Override
+    public boolean storing() {
+        return store && !ended && (status == 0 || body != null);
+    }
+
     @Override
     public boolean head(HttpResponse response) {
         status = response.status().code();

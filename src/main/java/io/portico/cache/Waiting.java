@@ -22,6 +22,8 @@ final class Waiting implements Exchange, Fill.Waiter {
     private ScheduledFuture<?> timer;
     private Exchange upstream;
     private boolean over; // answered, gone upstream or client gone: on the client's loop only
+    /** The client shut its sending side while waiting: a stored answer still goes to it, an upstream is told. */
+    private boolean clientInputShut;
 
     Waiting(CachingResponder cache, ClientExchange client, HttpRequest request, String base, String key, Fill fill) {
         this.cache = cache;
@@ -65,6 +67,9 @@ final class Waiting implements Exchange, Fill.Waiter {
         cache.zone().misses.increment();
         upstream = cache.proxy().open(client, CachingResponder.fillRequest(request),
                 new FillTap(cache, client, request, base, key, null, null, true, "MISS", false));
+        if (clientInputShut) {
+            upstream.onClientInputShutdown();
+        }
     }
 
     @Override
@@ -73,6 +78,15 @@ final class Waiting implements Exchange, Fill.Waiter {
             upstream.onContent(content);
         } else {
             content.release(); // a cached request has no body: this is its (empty) end
+        }
+    }
+
+    @Override
+    public void onClientInputShutdown() {
+        if (upstream != null) {
+            upstream.onClientInputShutdown();
+        } else {
+            clientInputShut = true;
         }
     }
 

@@ -271,6 +271,7 @@ public final class ConfigDump {
                 kv("client-body-buffer-size", p.clientBodyBufferSize());
                 kv("proxy-buffers", p.proxyBuffers());
                 kv("via", p.via());
+                kv("ignore-client-abort", p.ignoreClientAbort());
                 kv("forwarded-headers", list(p.forwardedHeaders().stream().map(h -> h.header).toList()));
                 kv("set-request-headers", map(p.setRequestHeaders()));
                 kv("set-response-headers", map(p.setResponseHeaders()));

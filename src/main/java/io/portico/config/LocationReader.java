@@ -32,7 +32,7 @@ final class LocationReader {
     private static final Set<String> PROXY_KEYS = Set.of(
             "host", "merge-slashes", "proxy-request-buffering", "proxy-response-buffering", "streaming",
             "client-body-buffer-size", "proxy-buffers", "via", "forwarded-headers", "set-request-headers",
-            "set-response-headers", "params", "fastcgi-root", "fastcgi-index");
+            "set-response-headers", "params", "fastcgi-root", "fastcgi-index", "ignore-client-abort");
 
     private static final List<Cidr> LOOPBACK = List.of(Cidr.parse("127.0.0.0/8"), Cidr.parse("::1/128"));
 
@@ -309,7 +309,7 @@ final class LocationReader {
         return new TargetConfig.Proxy(
                 upstream == null ? proxy : upstream, uriPrefix, host.equals("upstream"), requestBuffering,
                 responseBuffering, bodyBuffer, buffers, via, forwarded, req, resp, n.bool("merge-slashes"), params,
-                fastcgiRoot, fastcgiIndex);
+                fastcgiRoot, fastcgiIndex, n.bool("ignore-client-abort"));
     }
 
     /**

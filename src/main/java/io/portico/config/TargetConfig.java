@@ -36,7 +36,9 @@ public sealed interface TargetConfig {
      * the variables added to (or replacing) the standard ones of a uwsgi request, like nginx's {@code uwsgi_param},
      * their values may hold variables; {@code fastcgiRoot} and {@code fastcgiIndex} make a FastCGI request's
      * {@code SCRIPT_FILENAME} (root + path, the index appended to a path ending in /), as nginx's
-     * {@code $document_root$fastcgi_script_name} with {@code fastcgi_index}.
+     * {@code $document_root$fastcgi_script_name} with {@code fastcgi_index}. {@code ignoreClientAbort}, like
+     * nginx's {@code proxy_ignore_client_abort}: a client that closes or shuts its sending side while its response
+     * is awaited or relayed does not end the exchange (false: it does, and the upstream connection is closed).
      */
     record Proxy(
             String upstream,
@@ -53,17 +55,18 @@ public sealed interface TargetConfig {
             boolean mergeSlashes,
             Map<String, TextTemplate> params,
             Optional<Path> fastcgiRoot,
-            String fastcgiIndex)
+            String fastcgiIndex,
+            boolean ignoreClientAbort)
             implements TargetConfig {
 
-        /** A proxy without {@code params}. */
+        /** A proxy without {@code params}, aborted by its client's leaving (the default). */
         public Proxy(String upstream, Optional<String> uriPrefix, boolean hostFromUpstream, boolean requestBuffering,
                 boolean responseBuffering, long clientBodyBufferSize, long proxyBuffers, boolean via,
                 Set<ForwardedHeader> forwardedHeaders, Map<String, TextTemplate> setRequestHeaders,
                 Map<String, TextTemplate> setResponseHeaders, boolean mergeSlashes) {
             this(upstream, uriPrefix, hostFromUpstream, requestBuffering, responseBuffering, clientBodyBufferSize,
                     proxyBuffers, via, forwardedHeaders, setRequestHeaders, setResponseHeaders, mergeSlashes, Map.of(),
-                    Optional.empty(), "index.php");
+                    Optional.empty(), "index.php", false);
         }
     }
 

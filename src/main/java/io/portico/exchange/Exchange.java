@@ -13,4 +13,13 @@ public interface Exchange {
 
     /** The client went away before the response was complete: release what is held and cancel upstream work. */
     default void onClientClosed() {}
+
+    /**
+     * The client shut its sending side (a FIN) after the whole request reached the exchange, and the response is not
+     * complete; the connection is still open. An HTTP/1.1 client may do that and still read its answer (half-close),
+     * which is what the default does: keep answering, and the server closes the connection after the response. A
+     * proxy exchange aborts instead, as nginx does unless {@code proxy_ignore_client_abort}: it closes its upstream
+     * connection and the client's. Called at most once per exchange, after {@link #onContent} of the last part.
+     */
+    default void onClientInputShutdown() {}
 }

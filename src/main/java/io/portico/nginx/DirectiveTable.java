@@ -62,6 +62,7 @@ final class DirectiveTable {
         mapped("proxy_send_timeout", "the upstream's `send-timeout`");
         mapped("proxy_buffering", "`proxy-response-buffering`");
         mapped("proxy_request_buffering", "`proxy-request-buffering`");
+        mapped("proxy_ignore_client_abort", "`ignore-client-abort`");
         mapped("client_body_buffer_size", "`client-body-buffer-size` (proxy locations)");
         mapped("proxy_http_version", "nothing to write: Portico speaks HTTP/1.1 with keep-alive upstream");
         mapped("limit_req_zone", "one entry of `rate-limits` (`key`, `rate`, `max-clients` at 16000 per MB)");

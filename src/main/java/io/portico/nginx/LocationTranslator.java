@@ -298,6 +298,7 @@ final class LocationTranslator {
         }
         s.find("proxy_buffering").ifPresent(d -> onOff(d, "proxy-response-buffering", keys));
         s.find("proxy_request_buffering").ifPresent(d -> onOff(d, "proxy-request-buffering", keys));
+        s.find("proxy_ignore_client_abort").ifPresent(d -> onOff(d, "ignore-client-abort", keys));
         s.find("client_body_buffer_size").ifPresent(d -> sizeKey(d, "client-body-buffer-size", keys));
         s.find("proxy_http_version").ifPresent(report::mapped);
         s.find("expires").filter(e -> !e.arg(0).equals("off")).ifPresent(e -> report.unmapped(e,

@@ -324,6 +324,31 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener, Atte
         }
     }
 
+    /**
+     * The client sent its FIN while its response is awaited or relayed. Unless the location says
+     * {@code ignore-client-abort}, the exchange ends as nginx's does ({@code proxy_ignore_client_abort off}): the
+     * upstream connection is closed (its response is unread, so it cannot be pooled), and so is the client's, which
+     * the access log records as 499 when no response head went out, else as the status sent and "incomplete".
+     * Not the server's fault: no failure is counted against it and nothing is retried. Bytes parked in a temp file
+     * count as relayed (they are dropped, the file deleted); once the response's last part has been handed to the
+     * client connection the exchange has finished, and what its outbound buffer holds still goes out before the
+     * server closes the half-closed connection. A response a cache fill may still store is read on, as nginx reads
+     * on a cacheable one: the entry and the requests waiting for it are worth the upstream's time.
+     */
+    @Override
+    public void onClientInputShutdown() {
+        if (finished || settings.target().ignoreClientAbort() || tap.storing()) {
+            return;
+        }
+        if (current != null) {
+            logAttempt(current); // like nginx's $upstream_addr of a 499: the server it was waiting on
+        }
+        finish();
+        if (!response.swallowing()) { // a response the tap took over never wrote to the client
+            client.channel().close();
+        }
+    }
+
     // ---- for the WebSocket relay, which takes the connection over after a 101
 
     ClientExchange client() {

@@ -40,6 +40,14 @@ public interface ResponseTap {
     /** The exchange ended; after {@link #end}, a no-op, otherwise the response is incomplete. Called once or more. */
     default void finished() {}
 
+    /**
+     * Whether the tap still means to keep the response (a cache fill that may store it): a client's FIN then does
+     * not abort the exchange, which reads on for the tap, as nginx's does for a cacheable response.
+     */
+    default boolean storing() {
+        return false;
+    }
+
     /** Whether no client waits on this exchange (a background refresh): every response goes to the tap only. */
     default boolean detached() {
         return false;

@@ -3,6 +3,7 @@ package io.portico.server;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -27,7 +28,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The end of the pipeline: hands each request to its location's responder and the body to the exchange it
  * opened, enforcing the body size as it streams. An exchange hears of the client leaving only while its
- * response is incomplete.
+ * response is incomplete: of its connection closing ({@link Exchange#onClientClosed}), and of its FIN once the
+ * exchange has the whole request ({@link Exchange#onClientInputShutdown}; a FIN before that cuts the request short,
+ * and the keep-alive stage closes the connection).
  *
  * <p>The body limit is the location's {@code max-body-size}, else {@code limits.max-body-size}. Before routing,
  * {@link HttpFramingHandler} refuses only a {@code Content-Length} over the largest limit of any location (it
@@ -44,6 +47,9 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter implements Exch
     private boolean bodyDone = true;
     private boolean responseDone = true;
     private long bodyBytes;
+    /** The client sent its FIN: every exchange from now on hears of it, once, when it has the whole request. */
+    private boolean inputShut;
+    private boolean inputShutTold;
 
     /** The largest body any location allows: what may pass the framing stage, before routing. */
     static long largestBodyLimit(long maxBodySize, List<Route> routes) {
@@ -85,6 +91,7 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter implements Exch
         bodyBytes = 0;
         bodyDone = false;
         responseDone = false;
+        inputShutTold = false;
         // the location's, else limits.max-body-size of the request's own configuration
         bodyLimit = request.route().location().maxBodySize()
                 .orElse(request.generation().config.limits().maxBodySize());
@@ -157,6 +164,29 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter implements Exch
             content.release();
         }
         finishIfDone();
+        tellInputShut();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof ChannelInputShutdownEvent) {
+            inputShut = true;
+            tellInputShut();
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    /**
+     * The exchange in progress learns of the client's FIN once it has the request's last part and while its
+     * response is incomplete: a request that was still on its way when the FIN came (held by the rate limiter, or
+     * pipelined behind another) hears of it when it gets there.
+     */
+    private void tellInputShut() {
+        Exchange e = exchange;
+        if (inputShut && !inputShutTold && e != null && bodyDone && !responseDone) {
+            inputShutTold = true;
+            e.onClientInputShutdown();
+        }
     }
 
     @Override

@@ -35,6 +35,8 @@ final class StaticExchange implements Exchange {
     private Exchange delegate;
     /** A response was started or the client went away: late completions are dropped. */
     private boolean done;
+    /** The client shut its sending side before a named upstream took the request: that upstream is told. */
+    private boolean clientInputShut;
     private int attempts;
 
     StaticExchange(StaticResponder location, ClientExchange client, HttpRequest request) {
@@ -80,6 +82,16 @@ final class StaticExchange implements Exchange {
         }
     }
 
+    /** A file is answered to a half-closed client as to any other; a named upstream decides for itself. */
+    @Override
+    public void onClientInputShutdown() {
+        if (delegate != null) {
+            delegate.onClientInputShutdown();
+        } else {
+            clientInputShut = true;
+        }
+    }
+
     /** Hands the request to the named upstream, replaying the body parts received so far. */
     void delegate(String name) {
         Responder upstream = location.named(name);
@@ -93,6 +105,9 @@ final class StaticExchange implements Exchange {
             delegate.onContent(content);
         }
         held.clear();
+        if (clientInputShut) { // told only after the last part, which the replay has just given it
+            delegate.onClientInputShutdown();
+        }
     }
 
     /** Marks the response as started; from now on late completions and body parts are dropped. */

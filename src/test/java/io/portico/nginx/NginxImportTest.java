@@ -234,6 +234,7 @@ class NginxImportTest {
                 + "      add_header X-Served-By portico always;\n    }\n"
                 + "    location /upload/ {\n      proxy_pass http://app;\n      proxy_read_timeout 5m;\n"
                 + "      proxy_connect_timeout 2s;\n      proxy_request_buffering off;\n      proxy_buffering off;\n"
+                + "      proxy_ignore_client_abort on;\n"
                 + "      client_max_body_size 100m;\n    }\n"
                 + "    location /direct/ { proxy_pass http://127.0.0.1:9000/; }\n  }\n}\n");
         assertThat(unmapped(r)).isEmpty();
@@ -249,6 +250,8 @@ class NginxImportTest {
         TargetConfig.Proxy up = (TargetConfig.Proxy) upload.target();
         assertThat(up.requestBuffering()).isFalse();
         assertThat(up.responseBuffering()).isFalse();
+        assertThat(up.ignoreClientAbort()).isTrue();
+        assertThat(root.ignoreClientAbort()).as("nginx's default, off").isFalse();
         assertThat(upload.maxBodySize()).hasValue(100L << 20);
         // Portico's timeouts are per upstream: the location with other timeouts gets a copy of the pool.
         assertThat(up.upstream()).isEqualTo("app-2");

@@ -121,6 +121,18 @@ final class ProxiedServer implements AutoCloseable {
                 .toList();
     }
 
+    /** The access log lines of the first {@code n} exchanges, as written, once there are that many. */
+    List<String> accessLines(int n) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> access.lines().stream()
+                .filter(l -> !l.contains(" " + METRICS + " ")).count() >= n);
+        return access.lines().stream().filter(l -> !l.contains(" " + METRICS + " ")).toList();
+    }
+
+    /** The value of one sample of the server's metrics, 0 when it has none. */
+    double metric(String sample) {
+        return Scrape.of(port(), METRICS).valueOrZero(sample);
+    }
+
     /** The first exchange logged, once it is. */
     Logged log() {
         return logs(1).get(0);
@@ -196,7 +208,8 @@ final class ProxiedServer implements AutoCloseable {
                         .map(h -> '"' + h + '"').collect(Collectors.joining(", ")) + "]"
                 + ", set-request-headers " + headers(t.setRequestHeaders())
                 + ", set-response-headers " + headers(t.setResponseHeaders())
-                + ", merge-slashes = " + t.mergeSlashes();
+                + ", merge-slashes = " + t.mergeSlashes()
+                + ", ignore-client-abort = " + t.ignoreClientAbort();
     }
 
     private static String headers(Map<String, ?> headers) {

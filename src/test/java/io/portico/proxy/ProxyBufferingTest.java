@@ -2,6 +2,7 @@ package io.portico.proxy;
 
 import io.portico.testing.RawHttp;
 import io.portico.testing.Response;
+import io.portico.testing.TempFiles;
 import static io.portico.proxy.TestConfigs.server;
 import static io.portico.proxy.TestConfigs.target;
 import static io.portico.proxy.TestConfigs.upstream;
@@ -60,7 +61,7 @@ class ProxyBufferingTest {
     void largeBufferedBodySpillsToATempFileAndIsReplayedOnRetry() throws Exception {
         byte[] body = new byte[3 * MIB + 17];
         new java.util.Random(7).nextBytes(body);
-        long tempFilesBefore = tempFiles("portico-body-");
+        long tempFilesBefore = TempFiles.open("portico-body-");
         try (TestUpstream dropper = new TestUpstream((req, out, s) -> false);
                 TestUpstream good = new TestUpstream(TestUpstream.ok("stored"));
                 ProxiedServer proxy = new ProxiedServer(
@@ -76,7 +77,7 @@ class ProxyBufferingTest {
             assertThat(dropper.requests.peek().body()).isEqualTo(body);
             assertThat(good.requests.peek().body()).isEqualTo(body);
         }
-        await().until(() -> tempFiles("portico-body-") <= tempFilesBefore);
+        await().until(() -> TempFiles.open("portico-body-") <= tempFilesBefore);
     }
 
     @Test
@@ -174,7 +175,7 @@ class ProxyBufferingTest {
         // Three times the memory budget: enough to show the spill, small enough that a slow shared disk (the
         // spill now waits for its writes) finishes well inside the wait below.
         int size = 12 * MIB;
-        long tempFilesBefore = tempFiles("portico-response-");
+        long tempFilesBefore = TempFiles.open("portico-response-");
         try (TestUpstream app = new TestUpstream(large(size));
                 ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(true, true),
                         1 << 20, 1, true);
@@ -192,13 +193,7 @@ class ProxyBufferingTest {
             assertThat(stalled.readHead().status()).isEqualTo(200);
             assertThat(drain(stalled.input(), size)).isEqualTo(size);
         }
-        await().until(() -> tempFiles("portico-response-") <= tempFilesBefore);
-    }
-
-    private static long tempFiles(String prefix) throws java.io.IOException {
-        try (var files = java.nio.file.Files.list(java.nio.file.Path.of(System.getProperty("java.io.tmpdir")))) {
-            return files.filter(p -> p.getFileName().toString().startsWith(prefix)).count();
-        }
+        await().until(() -> TempFiles.open("portico-response-") <= tempFilesBefore);
     }
 
     private static long pendingOutbound(ProxyHarness proxy) throws Exception {

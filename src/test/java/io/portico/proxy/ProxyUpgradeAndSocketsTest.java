@@ -125,10 +125,8 @@ class ProxyUpgradeAndSocketsTest {
     }
 
     /**
-     * Still on {@link ProxyHarness}: on the real server (ProxiedServer) the upstream connection is closed only when
-     * its read-timeout fires ("read timed out after the response head went to the client"), not when the client
-     * leaves, so this check fails there; it stays on the stand-in, which tells the exchange of the close, until the
-     * server notices a client that leaves while its response is stalled.
+     * The client closes while its response is stalled: its FIN reaches the exchange (ignore-client-abort is off),
+     * which closes the upstream connection at once rather than when read-timeout (5 s here) fires.
      */
     @Test
     void clientLeavingMidResponseClosesTheUpstreamConnection() throws Exception {
@@ -145,13 +143,13 @@ class ProxyUpgradeAndSocketsTest {
                     }
                     return false;
                 });
-                ProxyHarness proxy = new ProxyHarness(upstream(List.of(server(app.port()))), target(false, false),
+                ProxiedServer proxy = new ProxiedServer(upstream(List.of(server(app.port()))), target(false, false),
                         1 << 20, 1, true)) {
             RawHttp client = new RawHttp(proxy.port());
             client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
             assertThat(client.readHead().status()).isEqualTo(200);
             client.close();
-            assertThat(upstreamGone.await(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(upstreamGone.await(3, TimeUnit.SECONDS)).isTrue();
             // The connection was not pooled: a new request opens a new one.
             app.script = TestUpstream.ok("again");
             try (RawHttp next = new RawHttp(proxy.port())) {

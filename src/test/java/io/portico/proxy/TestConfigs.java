@@ -76,6 +76,14 @@ final class TestConfigs {
                 4 * 1024 * 1024, false, ForwardedHeader.ALL, Map.of(), Map.of(), true);
     }
 
+    /** {@code t} with {@code ignore-client-abort} set. */
+    static TargetConfig.Proxy ignoringClientAbort(TargetConfig.Proxy t) {
+        return new TargetConfig.Proxy(t.upstream(), t.uriPrefix(), t.hostFromUpstream(), t.requestBuffering(),
+                t.responseBuffering(), t.clientBodyBufferSize(), t.proxyBuffers(), t.via(), t.forwardedHeaders(),
+                t.setRequestHeaders(), t.setResponseHeaders(), t.mergeSlashes(), t.params(), t.fastcgiRoot(),
+                t.fastcgiIndex(), true);
+    }
+
     static TargetConfig.Proxy target(Optional<String> uriPrefix, boolean via, Map<String, String> setRequest,
             Map<String, String> setResponse) {
         return new TargetConfig.Proxy("app", uriPrefix, false, true, true, 16 * 1024, 4 * 1024 * 1024, via,
