@@ -101,7 +101,7 @@ final class StoreLanes implements AutoCloseable {
         }
         computation = new DefaultEventExecutorGroup(1, new DefaultThreadFactory("portico-redis", true));
         timer = new HashedWheelTimer(new DefaultThreadFactory("portico-redis-timer", true));
-        EventLoop first = (EventLoop) loops.next();
+        EventLoop first = (EventLoop) loops.iterator().next(); // not next(): that would move the group's chooser
         resolver = new DnsAddressResolverGroup(new DnsNameResolverBuilder()
                 .datagramChannelType(datagramChannel(first))
                 .socketChannelType(socketChannel(first))
