@@ -141,12 +141,17 @@ final class RateLimitHandler extends ChannelDuplexHandler implements ExchangeObs
 
     /**
      * A location with a shared limit-conn zone: the request waits, reads paused, while Redis counts; the slots come
-     * back to this channel's loop. Slots that arrive after the channel closed are given back at once.
+     * back to this channel's loop (they are read there). Slots that arrive after the channel closed are given back
+     * at once.
      */
     private void awaitConnections(ChannelHandlerContext ctx, ClientExchange client, LocationLimits location,
             HttpRequest request) {
         Held waiting = park(ctx, client, location, request);
         location.acquireConnectionsLater(client, request).whenComplete((acquired, failure) -> {
+            if (ctx.executor().inEventLoop()) {
+                connectionsArrived(ctx, waiting, acquired, failure); // read by this loop's own connection
+                return;
+            }
             try {
                 ctx.executor().execute(() -> connectionsArrived(ctx, waiting, acquired, failure));
             } catch (RejectedExecutionException e) {
@@ -204,12 +209,19 @@ final class RateLimitHandler extends ChannelDuplexHandler implements ExchangeObs
 
     /**
      * A location with a shared (Redis) zone: the request and its body wait here, reads paused, until the store has
-     * answered; the answer hops back to this channel's loop.
+     * answered. The answer is read by this channel's loop on its own connection to the store, and decided at once;
+     * from another thread (a store without the server's loops, a late command timeout) it hops back to the loop.
      */
     private void awaitVerdict(ChannelHandlerContext ctx, ClientExchange client, LocationLimits location,
             HttpRequest request) {
         Held waiting = park(ctx, client, location, request);
         location.checkLater(client, request, clock).whenComplete((verdict, failure) -> {
+            if (ctx.executor().inEventLoop()) {
+                // the reply was read by this loop's own connection to the store (or the deadline fired here):
+                // answered now, with no task queued
+                verdictArrived(ctx, waiting, verdict, failure);
+                return;
+            }
             try {
                 ctx.executor().execute(() -> verdictArrived(ctx, waiting, verdict, failure));
             } catch (RejectedExecutionException e) {

@@ -2,6 +2,7 @@ package io.portico.ratelimit;
 
 import com.github.benmanes.caffeine.cache.Scheduler;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.EventLoopGroup;
 import io.portico.config.Cidr;
 import io.portico.config.LimitConnConfig;
 import io.portico.config.LocationConfig;
@@ -30,7 +31,7 @@ import java.util.function.Function;
  */
 public final class RateLimits implements AutoCloseable {
     private final NanoClock clock;
-    private final RedisConnections redis = new RedisConnections();
+    private final RedisConnections redis;
     /** This process among the instances sharing a limit-conn zone: its slots in Redis are named after it. */
     private final String instance = Long.toHexString(new java.security.SecureRandom().nextLong());
     /** Renews the leases of shared limit-conn zones; null without any. */
@@ -45,8 +46,9 @@ public final class RateLimits implements AutoCloseable {
     private final int memoSlots;
 
     private RateLimits(PorticoConfig config, NanoClock clock, NanoClock sharedClock, Executor maintenance,
-            Scheduler sweeper, RateLimits previous) {
+            Scheduler sweeper, RateLimits previous, EventLoopGroup loops) {
         this.clock = clock;
+        this.redis = new RedisConnections(loops);
         this.allowUnlimited = orEmpty(config.allowUnlimited());
         Set<Integer> keptIndexes = new java.util.HashSet<>();
         Map<String, RateZone> kept = new LinkedHashMap<>();
@@ -118,7 +120,12 @@ public final class RateLimits implements AutoCloseable {
      * swept even without traffic.
      */
     public static RateLimits create(PorticoConfig config) {
-        return create(config, (RateLimits) null);
+        return create(config, null, null);
+    }
+
+    /** As {@link #create(PorticoConfig, RateLimits, EventLoopGroup)}, shared zones on a Lettuce thread of their own. */
+    public static RateLimits create(PorticoConfig config, RateLimits previous) {
+        return create(config, previous, null);
     }
 
     /**
@@ -126,10 +133,15 @@ public final class RateLimits implements AutoCloseable {
      * the same in {@code previous} is taken over whole, with its clients, so a client held at its limit stays
      * held; a changed or new zone starts empty. A shared zone's clients are in Redis and carry over anyway; its
      * connection is opened anew. {@code previous} keeps working for the requests already in it.
+     *
+     * <p>{@code loops}: the server's event loops, on which the connections of shared zones run, one per loop and
+     * store, so that a decision's command and reply stay on the loop that asks (see {@link StoreLanes}); null runs
+     * them on a Lettuce I/O thread of their own. Called off those loops: the connections are opened here, and
+     * waited for.
      */
-    public static RateLimits create(PorticoConfig config, RateLimits previous) {
+    public static RateLimits create(PorticoConfig config, RateLimits previous, EventLoopGroup loops) {
         return new RateLimits(config, NanoClock.SYSTEM, NanoClock.WALL, ZoneUpkeep.SHARED,
-                Scheduler.systemScheduler(), previous);
+                Scheduler.systemScheduler(), previous, loops);
     }
 
     /**
@@ -138,7 +150,7 @@ public final class RateLimits implements AutoCloseable {
      */
     static RateLimits create(PorticoConfig config, NanoClock clock) {
         return new RateLimits(config, clock, clock, Runnable::run, Scheduler.disabledScheduler(),
-                null);
+                null, null);
     }
 
     /** The longest store-timeout of the rate-limit and limit-conn zones on {@code store}: Lettuce's bound. */

@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * instances' clocks do not matter. Taking a slot is one script: drop the members whose lease has ended, count, add
  * one if under max. The instance renews its members every third of {@code store-lease}; one that stops (crashed,
  * cut off from Redis) holds its slots only until their leases end, then the next take drops them. Releasing is a
- * ZREM. Everything is asynchronous (Lettuce's API): answers arrive on Lettuce's thread and nothing here waits.
+ * ZREM. Everything is asynchronous (Lettuce's API): a slot is taken and released through the connection of the event loop
+ * that asks, whose answers that loop reads ({@link StoreLanes}), and nothing here waits.
  *
  * <p>The hash tag puts every member of a key in one slot of a Redis Cluster, so the script's one key is on one
  * node. A slot taken when the answer comes too late (store-timeout, counted on the asking event loop's timer, see
@@ -57,7 +58,6 @@ final class RedisConnStore {
     record Answer(Slot slot, boolean admitted, boolean storeFailed) {}
 
     private final StoreConnection connection;
-    private final RedisClusterAsyncCommands<byte[], byte[]> redis;
     private final byte[] prefix;
     private final String instance;
     private final AtomicLong members = new AtomicLong();
@@ -71,7 +71,6 @@ final class RedisConnStore {
     /** {@code instance}: this process's name among those sharing the store (random per start). */
     RedisConnStore(LimitConnConfig zone, StoreConnection connection, String instance) {
         this.connection = connection;
-        this.redis = connection.commands();
         this.prefix = ("portico:limit-conn:{" + zone.name() + ":").getBytes(StandardCharsets.UTF_8);
         this.instance = instance;
         this.max = ascii(zone.max());
@@ -88,14 +87,15 @@ final class RedisConnStore {
     CompletableFuture<Answer> take(ClientKey key, ScheduledExecutorService timer) {
         byte[] member = (instance + ":" + members.incrementAndGet()).getBytes(StandardCharsets.US_ASCII);
         Slot slot = new Slot(RedisZoneStore.redisKey(prefix, key, new byte[] {'}'}), member);
-        String node = connection.nodeOf(slot.key());
+        int lane = connection.lane(timer);
+        String node = connection.nodeOf(slot.key(), lane);
         if (health.paused(node)) {
             health.skipped();
             return CompletableFuture.completedFuture(new Answer(null, false, true));
         }
         CompletableFuture<Long> taken;
         try {
-            taken = TAKE.run(redis, slot.key(), max, member, leaseMillis);
+            taken = TAKE.run(connection.commands(lane), slot.key(), max, member, leaseMillis);
         } catch (RuntimeException e) { // refused before it was sent
             health.failed(node, e);
             return CompletableFuture.completedFuture(new Answer(null, false, true));
@@ -123,7 +123,7 @@ final class RedisConnStore {
 
     private void forget(Slot slot) {
         try {
-            redis.zrem(slot.key(), slot.member()).whenComplete((n, failure) -> {
+            connection.commands(connection.currentLane()).zrem(slot.key(), slot.member()).whenComplete((n, failure) -> {
                 if (failure != null) {
                     health.logFailure(failure);
                 }
@@ -135,6 +135,7 @@ final class RedisConnStore {
 
     /** Extends the lease of every slot held, one script per key. Run every third of store-lease. */
     void renew() {
+        RedisClusterAsyncCommands<byte[], byte[]> redis = connection.commands(0); // from the renewals' thread
         Map<java.nio.ByteBuffer, List<byte[]>> byKey = new HashMap<>();
         for (Slot slot : held.keySet()) {
             byKey.computeIfAbsent(java.nio.ByteBuffer.wrap(slot.key()), k -> new ArrayList<>()).add(slot.member());

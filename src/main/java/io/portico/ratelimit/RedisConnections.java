@@ -14,8 +14,9 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.netty.channel.EventLoopGroup;
 import io.portico.config.RateLimitZoneConfig;
 import java.net.URI;
 import java.net.URLDecoder;
@@ -30,11 +31,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * One Redis connection per store URI, shared by the zones that name it (Lettuce pipelines the commands of every
- * thread on one connection; a cluster connection keeps one per master and routes each command by its key's hash
- * slot). Lettuce runs on its own single I/O thread, off the event loops; its answers hop back to the loop that
- * asked. Connected when the server starts: a store that cannot be reached then stops the start, as a bad
- * configuration would; later it reconnects by itself.
+ * The Redis connections of shared zones, one set per store URI, shared by the zones that name it (Lettuce pipelines
+ * the commands of every caller on one connection; a cluster connection keeps one per master and routes each command
+ * by its key's hash slot). One set per lane ({@link StoreLanes}): with the server's event loops, one connection per
+ * loop, run by that loop, so a decision's command and reply stay on the loop that asks; without them, one on
+ * Lettuce's own I/O thread. Connected when the server starts, off the loops: a store that cannot be reached then
+ * stops the start, as a bad configuration would; later it reconnects by itself.
  *
  * <p>While a single server is away its commands fail at once (they are not queued), so on-store-failure decides
  * without waiting for the timeout. A cluster's commands are queued instead while a node's connection is (re)opened,
@@ -44,12 +46,13 @@ import java.util.concurrent.TimeoutException;
  * the new master's first commands wait for its connection instead of failing.
  *
  * <p>Closing waits for each step, in order: the connections, then the clients (which stop reconnecting and the
- * cluster's topology refresh, which opens connections of its own in the background), then the client resources
- * (the event loops that run Lettuce's channels), with a quiet period. A channel still registered when those loops
- * stop never runs its unregistration, where Lettuce releases each connection's read buffer (allocated when the
+ * cluster's topology refresh, which opens connections of its own in the background), then the lanes (Lettuce's
+ * thread and timer; its event loop when it has one, with a quiet period). A channel still registered when its loop
+ * stops never runs its unregistration, where Lettuce releases each connection's read buffer (allocated when the
  * channel registers): the likely cause of the leak report at shutdown in an earlier attempt, which closed the
  * resources without waiting and with no quiet period (not reproduced here; with no quiet period, tasks submitted
  * while the loops stopped were rejected, "Failed to submit a listener notification task", after a cluster test).
+ * On the server's loops, the server stops them only after this has closed every channel on them.
  */
 final class RedisConnections implements AutoCloseable {
     /**
@@ -64,18 +67,6 @@ final class RedisConnections implements AutoCloseable {
     private static final Duration ADAPTIVE_REFRESH_LIMIT = Duration.ofMillis(500);
 
     /**
-     * Netty's quiet period for Lettuce's event loops: tasks submitted while they stop are still run. With none,
-     * a task submitted during shutdown (a listener's notification after a cluster test with a node killed) was
-     * rejected, "Failed to submit a listener notification task"; a channel's deregistration rejected so would keep
-     * Lettuce's read buffer (released in channelUnregistered).
-     */
-    private static final Duration QUIET_PERIOD = Duration.ofMillis(100);
-
-    /**
-     * By URI and {@code store-ca}: two zones naming one URI with different CA files (one of them none) each have
-     * the connection their own certificate check made, never one the other zone's trust opened.
-     */
-    /**
      * How long after the longest store-timeout Lettuce still waits for a reply. A zone has decided by then
      * (on-store-failure); a charge or slot Redis made after the decision is given back when its reply comes, which
      * Lettuce's timeout would drop (Redis runs a command it has read even when the client stopped waiting: a frozen
@@ -84,9 +75,27 @@ final class RedisConnections implements AutoCloseable {
      */
     static final Duration LATE_REPLIES = Duration.ofSeconds(2);
 
-    private final Map<Target, StoreConnection> connections = new LinkedHashMap<>();
+    /**
+     * By URI and {@code store-ca}: two zones naming one URI with different CA files (one of them none) each have
+     * the connection their own certificate check made, never one the other zone's trust opened.
+     */
+    private final Map<Target, StoreConnection> byTarget = new LinkedHashMap<>();
+    /** Every lane's connection of every store, closed first. */
+    private final List<StatefulConnection<byte[], byte[]>> connections = new ArrayList<>();
     private final List<AutoCloseable> clients = new ArrayList<>();
-    private ClientResources resources;
+    /** The server's event loops, or null: then {@link #lanes} is one Lettuce I/O thread. */
+    private final EventLoopGroup loops;
+    private StoreLanes lanes;
+
+    /** Connections on Lettuce's own I/O thread ({@code portico check --connect}, zones tested alone). */
+    RedisConnections() {
+        this(null);
+    }
+
+    /** One connection per store and event loop of {@code loops} (the server's), or as {@link #RedisConnections()}. */
+    RedisConnections(EventLoopGroup loops) {
+        this.loops = loops;
+    }
 
     /**
      * The connection for a zone's store, opened on first use (one per URI and store-ca). {@code zone}: the zone's
@@ -99,33 +108,39 @@ final class RedisConnections implements AutoCloseable {
         Duration commandTimeout = longestStoreTimeout.plus(LATE_REPLIES);
         URI uri = store.redis();
         Target target = new Target(uri, store.ca());
-        StoreConnection connection = connections.get(target);
+        StoreConnection connection = byTarget.get(target);
         if (connection != null) {
             return connection;
         }
-        if (resources == null) {
-            resources = DefaultClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(1).build();
+        if (lanes == null) {
+            lanes = new StoreLanes(loops);
         }
         try {
-            connection = store.cluster() ? connectCluster(store, commandTimeout) : connectServer(store, commandTimeout);
+            List<StoreConnection.Lane> opened = new ArrayList<>();
+            for (StoreLanes.Lane lane : lanes.lanes()) {
+                opened.add(store.cluster() ? connectCluster(lane, store, commandTimeout)
+                        : connectServer(lane, store, commandTimeout));
+            }
+            connection = new StoreConnection(opened);
         } catch (RedisException | IllegalArgumentException e) {
             throw new IllegalStateException(zone + ".store: cannot connect to " + redacted(uri) + " (" + reason(e)
                     + ")", e);
         }
-        connections.put(target, connection);
+        byTarget.put(target, connection);
         return connection;
     }
 
     /** What one connection is for: the store's URI and the CA file its certificate check trusts (or null). */
     private record Target(URI uri, java.nio.file.Path ca) {}
 
-    private StoreConnection connectServer(RateLimitZoneConfig.Store store, Duration commandTimeout) {
+    private StoreConnection.Lane connectServer(StoreLanes.Lane lane, RateLimitZoneConfig.Store store,
+            Duration commandTimeout) {
         RedisURI redisUri = RedisURI.create(store.redis().toString()); // also redis-sentinel://, several hosts in one
         redisUri.setTimeout(CONNECT_TIMEOUT); // commands have their own, below
         if (store.tls()) {
             redisUri.setVerifyPeer(SslVerifyMode.FULL);
         }
-        RedisClient client = RedisClient.create(resources, redisUri);
+        RedisClient client = lane.redisClient(redisUri);
         client.setOptions(ClientOptions.builder()
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).build())
@@ -133,17 +148,19 @@ final class RedisConnections implements AutoCloseable {
                 .sslOptions(ssl(store))
                 .build());
         try {
-            StoreConnection connection = StoreConnection.of(client.connect(ByteArrayCodec.INSTANCE));
+            StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
             clients.add(() -> client.shutdownAsync(0, 2, TimeUnit.SECONDS).get(3, TimeUnit.SECONDS));
-            return connection;
+            connections.add(connection);
+            return new StoreConnection.Lane(lane.loop(), connection, null);
         } catch (RuntimeException e) {
             client.shutdown(0, 2, TimeUnit.SECONDS);
             throw e;
         }
     }
 
-    private StoreConnection connectCluster(RateLimitZoneConfig.Store store, Duration commandTimeout) {
-        RedisClusterClient client = RedisClusterClient.create(resources, seeds(store));
+    private StoreConnection.Lane connectCluster(StoreLanes.Lane lane, RateLimitZoneConfig.Store store,
+            Duration commandTimeout) {
+        RedisClusterClient client = lane.clusterClient(seeds(store));
         client.setOptions(ClusterClientOptions.builder()
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                         .enablePeriodicRefresh(TOPOLOGY_REFRESH)
@@ -166,7 +183,8 @@ final class RedisConnections implements AutoCloseable {
                 }
             }
             clients.add(() -> client.shutdownAsync(0, 2, TimeUnit.SECONDS).get(3, TimeUnit.SECONDS));
-            return StoreConnection.of(connection);
+            connections.add(connection);
+            return new StoreConnection.Lane(lane.loop(), null, connection);
         } catch (RuntimeException e) {
             client.shutdown(0, 2, TimeUnit.SECONDS);
             throw e;
@@ -239,24 +257,23 @@ final class RedisConnections implements AutoCloseable {
                 + (uri.getRawFragment() == null ? "" : "#" + uri.getRawFragment());
     }
 
-    /** Connections, then clients, then resources, each waited for (see the class comment). */
+    /** Connections, then clients, then lanes, each waited for (see the class comment). Never on an event loop. */
     @Override
     public void close() {
-        for (StoreConnection connection : connections.values()) {
-            await(() -> connection.connection().closeAsync().get(2, TimeUnit.SECONDS));
+        for (StatefulConnection<byte[], byte[]> connection : connections) {
+            await(() -> connection.closeAsync().get(2, TimeUnit.SECONDS));
         }
         clients.forEach(RedisConnections::await);
-        if (resources != null) {
-            ClientResources stopping = resources;
-            await(() -> stopping.shutdown(QUIET_PERIOD.toMillis(), 2_000, TimeUnit.MILLISECONDS)
-                    .get(3, TimeUnit.SECONDS));
-            resources = null;
+        if (lanes != null) {
+            lanes.close();
+            lanes = null;
         }
+        byTarget.clear();
         connections.clear();
         clients.clear();
     }
 
-    private static void await(AutoCloseable step) {
+    static void await(AutoCloseable step) {
         try {
             step.close();
         } catch (InterruptedException e) {

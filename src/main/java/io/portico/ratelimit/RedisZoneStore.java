@@ -2,7 +2,6 @@ package io.portico.ratelimit;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.portico.config.RateLimitZoneConfig;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -19,8 +18,8 @@ import java.util.concurrent.TimeUnit;
  * compare-and-swap to lose and retry. Bucket4j's compare-and-swap buckets, used before, needed a GET and a swap per
  * decision and retried every swap another instance had overtaken: three instances racing one client's key took
  * 120-220 ms to decide 300 requests on a quiet machine, long enough for a 10r/s bucket to earn a seventh token.
- * Answered on Lettuce's thread, or at the zone's store-timeout on the event loop's timer
- * ({@link StoreDeadline}); nothing here waits.
+ * Asked and answered on the asking event loop (its own connection, see {@link StoreLanes}), or at the zone's
+ * store-timeout on that loop's timer ({@link StoreDeadline}); nothing here waits.
  *
  * <p>Time is the instances' wall clock, in nanoseconds, sent with each command (tests send a manual one), so
  * instances sharing a zone must keep their clocks in step (NTP): a skew of d lets a bucket refill d early or late.
@@ -81,7 +80,6 @@ final class RedisZoneStore implements SharedZoneStore {
     private final byte[] prefix;
     private final byte[] suffix;
     private final StoreConnection connection;
-    private final RedisClusterAsyncCommands<byte[], byte[]> redis;
     private final byte[] interval;
     private final byte[] tolerance;
     private final byte[] immediate;
@@ -108,7 +106,6 @@ final class RedisZoneStore implements SharedZoneStore {
         this.prefix = ("portico:rate-limit:{" + zone.name() + ":").getBytes(StandardCharsets.UTF_8);
         this.suffix = ("}:" + keySettings(shape)).getBytes(StandardCharsets.UTF_8);
         this.connection = connection;
-        this.redis = connection.commands();
         this.interval = RedisScript.ascii(shape.intervalNanos());
         this.tolerance = RedisScript.ascii(shape.toleranceNanos());
         this.immediate = RedisScript.ascii(shape.immediateNanos());
@@ -149,7 +146,8 @@ final class RedisZoneStore implements SharedZoneStore {
             handle = recent.get(key.copy(), k -> new Handle(redisKey(k), fallbackClock.nanoTime()));
         }
         Handle asked = handle;
-        String node = connection.nodeOf(asked.redisKey);
+        int lane = connection.lane(timer); // the asking loop's connection: it writes the command and reads the reply
+        String node = connection.nodeOf(asked.redisKey, lane);
         if (health.paused(node)) {
             health.skipped();
             return CompletableFuture.completedFuture(new Answer(decideWithout(key), true));
@@ -157,7 +155,7 @@ final class RedisZoneStore implements SharedZoneStore {
         long askedAt = fallbackClock.nanoTime();
         CompletableFuture<Long> reply;
         try {
-            reply = TAKE.run(redis, asked.redisKey, RedisScript.ascii(clock.nanoTime()), interval, tolerance,
+            reply = TAKE.run(connection.commands(lane), asked.redisKey, RedisScript.ascii(clock.nanoTime()), interval, tolerance,
                     immediate);
         } catch (RuntimeException e) { // the client refused the command before sending it
             return CompletableFuture.completedFuture(failed(node, key, e));
@@ -220,7 +218,7 @@ final class RedisZoneStore implements SharedZoneStore {
 
     private void giveBackToRedis(byte[] redisKey) {
         try {
-            GIVE_BACK.run(redis, redisKey, interval).whenComplete((v, failure) -> {
+            GIVE_BACK.run(connection.commands(connection.currentLane()), redisKey, interval).whenComplete((v, failure) -> {
                 if (failure != null) {
                     health.logFailure(failure);
                 }

@@ -61,7 +61,7 @@ public final class StoreProbe {
             } catch (IllegalStateException e) {
                 return new Result(name, zones, false, e.getMessage());
             }
-            String info = connection.commands().info("server").get(COMMAND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            String info = connection.commands(0).info("server").get(COMMAND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             String version = field(info, "redis_version");
             StringBuilder found = new StringBuilder("Redis ").append(version);
             if (connection.cluster()) {

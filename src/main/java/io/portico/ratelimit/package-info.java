@@ -9,7 +9,9 @@
  * <p>Threading: zones are shared by every event loop and are thread-safe (lock-free per key); a
  * {@link io.portico.ratelimit.RateLimitHandler} belongs to one client channel and runs only on its event loop.
  * Delays never block: a delayed request waits on its event loop's timer. Zones kept in Redis (a server, Sentinel
- * or Redis Cluster) are asked through Lettuce's asynchronous API on its own I/O thread; the answer hops back to the
- * channel's loop, and nothing waits for Redis on a loop.
+ * or Redis Cluster) are asked through Lettuce's asynchronous API on a connection the asking loop runs itself (one
+ * per loop and store, {@link io.portico.ratelimit.StoreLanes}): the loop writes the command and reads the reply,
+ * with no hop to another thread, and nothing waits for Redis on a loop. Lettuce's other work (reconnect delays,
+ * topology refresh, its own command timeouts) runs on one thread of its own.
  */
 package io.portico.ratelimit;

@@ -73,7 +73,7 @@ final class Targets implements AutoCloseable {
     static Targets start(PorticoConfig config, EventLoopGroup group, PorticoMetrics metrics, ServerState state,
             Targets previous) {
         // first: it may fail (a shared store out of reach)
-        RateLimits rateLimits = RateLimits.create(config, previous == null ? null : previous.rateLimits);
+        RateLimits rateLimits = RateLimits.create(config, previous == null ? null : previous.rateLimits, group);
         Proxies proxies;
         try {
             proxies = Proxies.start(config, group, previous == null ? null : previous.proxies);

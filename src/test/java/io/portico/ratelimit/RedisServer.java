@@ -94,13 +94,30 @@ public final class RedisServer {
         return port;
     }
 
-    /** Makes the server unresponsive for {@code seconds} (DEBUG SLEEP), without waiting for it to wake up. */
+    /**
+     * Makes the server unresponsive for {@code seconds} (DEBUG SLEEP), without waiting for it to wake up; returns
+     * once it sleeps (a PING unanswered for 50 ms), some 50-100 ms into the sleep. The command alone did not say
+     * when: a Portico whose event loop writes its command itself (no hop to another thread) had it answered before
+     * Redis read the DEBUG SLEEP, now and then, under load.
+     */
     void freeze(int seconds) throws IOException {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
             s.getOutputStream().write(("DEBUG SLEEP " + seconds + "\r\n").getBytes(StandardCharsets.US_ASCII));
             s.getOutputStream().flush();
         }
+        for (int i = 0; i < 100; i++) {
+            try (Socket probe = new Socket()) {
+                probe.connect(new InetSocketAddress("127.0.0.1", port), 1000); // the kernel accepts it: Redis need not
+                probe.setSoTimeout(50);
+                probe.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+                probe.getOutputStream().flush();
+                probe.getInputStream().read(); // answered: not asleep yet
+            } catch (java.net.SocketTimeoutException asleep) {
+                return;
+            }
+        }
+        throw new IllegalStateException("redis on port " + port + " still answers after DEBUG SLEEP");
     }
 
     public void stop() {

@@ -210,8 +210,8 @@ class SharedZoneTest {
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("its own 200 ms")
                 .isBetween(150L, 900L);
         assertThat(waiting.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(204);
-        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("Redis's answer, after its sleep")
-                .isGreaterThanOrEqualTo(900L);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("Redis's answer, after its sleep"
+                + " (freeze returns once Redis sleeps, 50-100 ms into it)").isGreaterThanOrEqualTo(800L);
         assertThat(failuresOf(get(port, "/metrics").body(), patient)).as("the patient zone waited for Redis")
                 .isEqualTo("0");
     }

@@ -1,0 +1,250 @@
+package io.portico.ratelimit;
+
+import io.lettuce.core.ConnectionBuilder;
+import io.lettuce.core.ConnectionEvents;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.EventLoopGroupProvider;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.BootstrapConfig;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.uring.IoUringDatagramChannel;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringSocketChannel;
+import io.netty.resolver.dns.DefaultDnsCache;
+import io.netty.resolver.dns.DefaultDnsCnameCache;
+import io.netty.resolver.dns.DnsAddressResolverGroup;
+import io.netty.resolver.dns.DnsNameResolverBuilder;
+import io.netty.util.AttributeKey;
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.concurrent.DefaultEventExecutorGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.EventExecutorGroup;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ImmediateEventExecutor;
+import io.netty.util.concurrent.SucceededFuture;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import reactor.core.publisher.Mono;
+
+/**
+ * Where the Lettuce connections of shared zones run. With the server's event loops, one lane per loop: that loop
+ * runs the lane's Redis channels, so the loop that asks a store writes the command and reads the reply itself, and
+ * a decision costs no thread hop (on Lettuce's own I/O thread each decision woke that thread to write and then the
+ * loop to answer, two wake-ups on a machine whose cores Redis and the load share). Without them ({@code portico
+ * check --connect}, a zone tested alone), one lane on one Lettuce I/O thread of its own.
+ *
+ * <p>Lettuce picks its channel class from the transports it finds (epoll before io_uring before NIO), which need
+ * not be the server's ({@code transport = io_uring} or {@code nio} with epoll present): a channel of another
+ * transport does not register on a loop. Each lane's clients therefore build their channels, and their DNS
+ * resolver's, of the loop's own transport, as the upstream connections do. What Lettuce does besides I/O
+ * (reconnect delays, a cluster's topology refresh, its command timeouts) runs on one thread and one timer shared
+ * by the lanes, never on a loop.
+ *
+ * <p>Closing ({@link #close}) stops that thread and timer and the resolvers; the loops belong to the server, which
+ * stops them after the connections are closed (see {@link RedisConnections#close}).
+ */
+final class StoreLanes implements AutoCloseable {
+    /**
+     * Netty's quiet period for Lettuce's own event loop, when it has one: tasks submitted while it stops are still
+     * run. With none, a task submitted during shutdown (a listener's notification after a cluster test with a node
+     * killed) was rejected, "Failed to submit a listener notification task"; a channel's deregistration rejected so
+     * would keep Lettuce's read buffer (released in channelUnregistered).
+     */
+    private static final long QUIET_PERIOD_MILLIS = 100;
+
+    /** One lane: the loop its channels run on (null: Lettuce's own thread) and the resources that say so. */
+    record Lane(EventExecutor loop, ClientResources resources, Class<? extends Channel> channel) {
+
+        RedisClient redisClient(RedisURI uri) {
+            return channel == null ? RedisClient.create(resources, uri) : new LoopRedisClient(resources, uri, channel);
+        }
+
+        RedisClusterClient clusterClient(List<RedisURI> seeds) {
+            return channel == null ? RedisClusterClient.create(resources, seeds)
+                    : new LoopRedisClusterClient(resources, seeds, channel);
+        }
+    }
+
+    private final List<Lane> lanes = new ArrayList<>();
+    /** Lettuce's work besides I/O, shared by the lanes on the server's loops; null with Lettuce's own thread. */
+    private final EventExecutorGroup computation;
+    private final HashedWheelTimer timer;
+    private final DnsAddressResolverGroup resolver;
+
+    /** Lanes on {@code loops} (the server's), or one on a Lettuce I/O thread when {@code loops} is null. */
+    StoreLanes(EventLoopGroup loops) {
+        if (loops == null) {
+            computation = null;
+            timer = null;
+            resolver = null;
+            lanes.add(new Lane(null,
+                    DefaultClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(1).build(), null));
+            return;
+        }
+        computation = new DefaultEventExecutorGroup(1, new DefaultThreadFactory("portico-redis", true));
+        timer = new HashedWheelTimer(new DefaultThreadFactory("portico-redis-timer", true));
+        EventLoop first = (EventLoop) loops.iterator().next(); // not next(): that would move the group's chooser
+        resolver = new DnsAddressResolverGroup(new DnsNameResolverBuilder()
+                .datagramChannelType(datagramChannel(first))
+                .socketChannelType(socketChannel(first))
+                .cnameCache(new DefaultDnsCnameCache()).resolveCache(new DefaultDnsCache()));
+        for (EventExecutor loop : loops) {
+            ClientResources resources = DefaultClientResources.builder()
+                    .eventLoopGroupProvider(new OneLoop((EventLoop) loop))
+                    .eventExecutorGroup(computation)
+                    .timer(timer)
+                    .addressResolverGroup(resolver)
+                    .build();
+            lanes.add(new Lane(loop, resources, socketChannel((EventLoop) loop)));
+        }
+    }
+
+    List<Lane> lanes() {
+        return lanes;
+    }
+
+    /** The client-side channel class that registers with {@code loop}: its transport's. */
+    static Class<? extends SocketChannel> socketChannel(EventLoop loop) {
+        if (loop instanceof IoEventLoop io) {
+            if (io.isIoType(EpollIoHandler.class)) {
+                return EpollSocketChannel.class;
+            }
+            if (io.isIoType(IoUringIoHandler.class)) {
+                return IoUringSocketChannel.class;
+            }
+        }
+        return NioSocketChannel.class;
+    }
+
+    private static Class<? extends DatagramChannel> datagramChannel(EventLoop loop) {
+        if (loop instanceof IoEventLoop io) {
+            if (io.isIoType(EpollIoHandler.class)) {
+                return EpollDatagramChannel.class;
+            }
+            if (io.isIoType(IoUringIoHandler.class)) {
+                return IoUringDatagramChannel.class;
+            }
+        }
+        return NioDatagramChannel.class;
+    }
+
+    /**
+     * After the clients: each lane's resources (on the server's loops they own nothing but their event bus), then
+     * the shared thread, timer and resolvers, each waited for (never called on an event loop).
+     */
+    @Override
+    public void close() {
+        for (Lane lane : lanes) {
+            RedisConnections.await(() -> lane.resources.shutdown(QUIET_PERIOD_MILLIS, 2_000, TimeUnit.MILLISECONDS)
+                    .get(3, TimeUnit.SECONDS));
+        }
+        lanes.clear();
+        if (resolver != null) {
+            resolver.close();
+        }
+        if (timer != null) {
+            timer.stop();
+        }
+        if (computation != null) {
+            RedisConnections.await(() -> computation.shutdownGracefully(QUIET_PERIOD_MILLIS, 2_000,
+                    TimeUnit.MILLISECONDS).get(3, TimeUnit.SECONDS));
+        }
+    }
+
+    /**
+     * Hands Lettuce one of the server's loops, whatever group class it asks for (it asks by the transport it
+     * detected; the channel class is set to the loop's own by the clients below), and never shuts it down: the
+     * server does, after the connections on it are closed.
+     */
+    private record OneLoop(EventLoop loop) implements EventLoopGroupProvider {
+        @Override
+        @SuppressWarnings("unchecked")
+        public <T extends EventLoopGroup> T allocate(Class<T> type) {
+            return (T) loop; // read by Lettuce as an EventLoopGroup only: Bootstrap.group registers on it
+        }
+
+        @Override
+        public int threadPoolSize() {
+            return 1;
+        }
+
+        @Override
+        public Future<Boolean> release(EventExecutorGroup group, long quietPeriod, long timeout, TimeUnit unit) {
+            return new SucceededFuture<>(ImmediateEventExecutor.INSTANCE, true);
+        }
+
+        @Override
+        public Future<Boolean> shutdown(long quietPeriod, long timeout, TimeUnit unit) {
+            return new SucceededFuture<>(ImmediateEventExecutor.INSTANCE, true);
+        }
+    }
+
+    /** A client whose channels are of the lane loop's transport (Lettuce's own choice is replaced after it). */
+    private static final class LoopRedisClient extends RedisClient {
+        private final Class<? extends Channel> channel;
+
+        LoopRedisClient(ClientResources resources, RedisURI uri, Class<? extends Channel> channel) {
+            super(resources, uri);
+            this.channel = channel;
+        }
+
+        @Override
+        protected void connectionBuilder(Mono<SocketAddress> address, ConnectionBuilder builder,
+                ConnectionEvents events, RedisURI uri) {
+            super.connectionBuilder(address, builder, events, uri);
+            onLoopTransport(builder, channel);
+        }
+    }
+
+    /**
+     * Replaces the bootstrap Lettuce configured (a bootstrap's channel class is set once) by one with the same
+     * loop, options and resolver and the loop's own channel class. Lettuce reads the builder's bootstrap after
+     * this (its handler, the connect; a reconnect reuses it), so every channel of the connection is of that class.
+     */
+    @SuppressWarnings("unchecked")
+    private static void onLoopTransport(ConnectionBuilder builder, Class<? extends Channel> channel) {
+        BootstrapConfig configured = builder.bootstrap().config();
+        Bootstrap bootstrap = new Bootstrap().group(configured.group()).channel(channel);
+        if (configured.resolver() != null) {
+            bootstrap.resolver(configured.resolver());
+        }
+        configured.options().forEach((option, value) -> bootstrap.option((ChannelOption<Object>) option, value));
+        configured.attrs().forEach((key, value) -> bootstrap.attr((AttributeKey<Object>) key, value));
+        builder.bootstrap(bootstrap);
+    }
+
+    /** As {@link LoopRedisClient}, for a cluster: its node connections and its topology refresh's. */
+    private static final class LoopRedisClusterClient extends RedisClusterClient {
+        private final Class<? extends Channel> channel;
+
+        LoopRedisClusterClient(ClientResources resources, List<RedisURI> seeds, Class<? extends Channel> channel) {
+            super(resources, seeds);
+            this.channel = channel;
+        }
+
+        @Override
+        protected void connectionBuilder(Mono<SocketAddress> address, ConnectionBuilder builder,
+                ConnectionEvents events, RedisURI uri) {
+            super.connectionBuilder(address, builder, events, uri);
+            onLoopTransport(builder, channel);
+        }
+    }
+}
