@@ -172,7 +172,7 @@ public final class LoopConnections {
         ChannelFactory<? extends Channel> f = factories[server.index()];
         if (f == null) {
             f = transport.channelFactory(server.address());
-            remoteAddresses[server.index()] = Transport.socketAddress(server.address());
+            remoteAddresses[server.index()] = transport.connectAddress(server.address());
             factories[server.index()] = f;
         }
         return f;
