@@ -66,11 +66,35 @@ class UpstreamEpollChannelTest {
                 assertThat(ch.remoteAddress()).isEqualTo(target);
                 // read from the socket when asked, and it is the port the server saw
                 assertThat(((InetSocketAddress) ch.localAddress()).getPort()).isEqualTo(accepted.getPort());
-                assertThat(ch.config().getOption(ChannelOption.TCP_NODELAY)).isTrue();
             } finally {
                 ch.close().sync();
             }
             assertThat(ch.isOpen()).isFalse();
+        }
+    }
+
+    @Test
+    void nagleIsOffBeforeAnyWriteButAFirstOneThatGoesOutWhole() throws Exception {
+        try (ServerSocket listener = new ServerSocket(0, 10, InetAddress.getLoopbackAddress())) {
+            InetSocketAddress target = (InetSocketAddress) listener.getLocalSocketAddress();
+            Channel small = connect(target, new ChannelInboundHandlerAdapter()).get(5, TimeUnit.SECONDS);
+            Channel large = connect(target, new ChannelInboundHandlerAdapter()).get(5, TimeUnit.SECONDS);
+            try (Socket a = listener.accept(); Socket b = listener.accept()) {
+                assertThat(small.config().getOption(ChannelOption.TCP_NODELAY)).as("not set when made").isFalse();
+                small.writeAndFlush(small.alloc().buffer().writeBytes(new byte[600])).sync();
+                assertThat(small.config().getOption(ChannelOption.TCP_NODELAY)).as("a small first write").isFalse();
+                small.writeAndFlush(small.alloc().buffer().writeBytes(new byte[10])).sync();
+                assertThat(small.config().getOption(ChannelOption.TCP_NODELAY)).as("the second write").isTrue();
+                // more than a new socket's send buffer may take more than one writev: Nagle off before the first
+                var written = large.writeAndFlush(large.alloc().buffer().writeBytes(new byte[4 << 20]));
+                assertThat(a.getInputStream().readNBytes(610)).hasSize(610);
+                assertThat(b.getInputStream().readNBytes(4 << 20)).hasSize(4 << 20);
+                written.sync();
+                assertThat(large.config().getOption(ChannelOption.TCP_NODELAY)).as("a large first write").isTrue();
+            } finally {
+                small.close().sync();
+                large.close().sync();
+            }
         }
     }
 
