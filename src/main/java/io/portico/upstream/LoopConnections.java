@@ -88,8 +88,9 @@ public final class LoopConnections {
      * request, and a Bootstrap copies its option and attribute maps into arrays, adds and removes a
      * {@code ChannelInitializer} (tracked in a concurrent map), looks up an address resolver and defers the connect
      * to a task, each time. Here the options are set and the handlers added straight on the new channel, and the
-     * connect is issued as soon as the (same-thread) registration is done. TCP_NODELAY is not set: every
-     * transport's socket channel enables it by default, and setting it again costs a system call per connection.
+     * connect is issued as soon as the (same-thread) registration is done. TCP_NODELAY is not set here: the
+     * NIO and io_uring socket channels enable it when made, the epoll one before its second write
+     * ({@link UpstreamEpollChannel}), and setting it again would cost a system call per connection.
      */
     public void connect(UpstreamServer server, Consumer<UpstreamConnection> connected, Consumer<Throwable> failed) {
         ChannelFactory<? extends Channel> factory = factory(server);
@@ -172,7 +173,7 @@ public final class LoopConnections {
         ChannelFactory<? extends Channel> f = factories[server.index()];
         if (f == null) {
             f = transport.channelFactory(server.address());
-            remoteAddresses[server.index()] = Transport.socketAddress(server.address());
+            remoteAddresses[server.index()] = transport.connectAddress(server.address());
             factories[server.index()] = f;
         }
         return f;

@@ -6,7 +6,6 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.uring.IoUringDomainSocketChannel;
 import io.netty.channel.uring.IoUringIoHandler;
@@ -62,7 +61,19 @@ enum Transport {
         }
         SocketProtocolFamily family = ((UpstreamAddress.Tcp) address).address().getAddress() instanceof Inet6Address
                 ? SocketProtocolFamily.INET6 : SocketProtocolFamily.INET;
-        return () -> new EpollSocketChannel(family);
+        return () -> new UpstreamEpollChannel(family);
+    }
+
+    /**
+     * The address a channel of {@link #channelFactory} connects to for a pooled connection: an epoll TCP channel is
+     * given its server's address in a form that spares it asking the socket for the peer's address afterwards (see
+     * {@link UpstreamEpollChannel}); {@link #socketAddress} is the plain one, for a {@code Bootstrap}'s connect.
+     */
+    SocketAddress connectAddress(UpstreamAddress address) {
+        if (this == EPOLL && address instanceof UpstreamAddress.Tcp tcp) {
+            return new UpstreamEpollChannel.Target(tcp.address());
+        }
+        return socketAddress(address);
     }
 
     static SocketAddress socketAddress(UpstreamAddress address) {

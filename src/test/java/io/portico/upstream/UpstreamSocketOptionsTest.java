@@ -2,6 +2,7 @@ package io.portico.upstream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -27,8 +28,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Upstream connections are made straight from the server's channel factory (no Bootstrap per connection), which
  * sets no TCP_NODELAY (one system call per connection saved): each connection is its own, on every transport, has
- * Nagle off anyway, read back from the socket, and has the options a Bootstrap would have set (auto-read off, the
- * upstream's connect timeout).
+ * Nagle off anyway once it has written twice, read back from the socket, and has the options a Bootstrap would have
+ * set (auto-read off, the upstream's connect timeout).
  */
 class UpstreamSocketOptionsTest {
 
@@ -62,6 +63,10 @@ class UpstreamSocketOptionsTest {
                     assertThat(c.channel().isActive()).isTrue();
                     assertThat(c.server()).isSameAs(server);
                     assertThat(c.channel().pipeline().get(LoopConnections.HANDLER)).isNotNull();
+                    // epoll sets it before a connection's second write (UpstreamEpollChannelTest), the others at once
+                    // raw bytes, below the codec (written from the first handler's context towards the socket)
+                    c.channel().pipeline().firstContext().writeAndFlush(Unpooled.wrappedBuffer(new byte[] {1})).sync();
+                    c.channel().pipeline().firstContext().writeAndFlush(Unpooled.wrappedBuffer(new byte[] {2})).sync();
                     assertThat(c.channel().config().getOption(ChannelOption.TCP_NODELAY)).as(name).isTrue();
                     assertThat(c.channel().config().isAutoRead()).as(name).isFalse();
                     // the connection's own timer watched the connect (one timer per connection, not two)
