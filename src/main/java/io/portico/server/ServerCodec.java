@@ -24,6 +24,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.portico.connection.ClientPipeline;
+import io.portico.upstream.DecodedHeaders;
 import io.portico.upstream.FieldNames;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -58,7 +59,7 @@ final class ServerCodec {
                 .setAllowDuplicateContentLengths(false)
                 .setValidateHeaders(true);
         // After setValidateHeaders, which replaces the factory: the same validation, smaller headers.
-        config.setHeadersFactory(RequestHeaders.factory((DefaultHttpHeadersFactory) config.getHeadersFactory()));
+        config.setHeadersFactory(DecodedHeaders.factory((DefaultHttpHeadersFactory) config.getHeadersFactory()));
         p.addLast(ClientPipeline.DECODER, new RequestDecoder(config, methods, maxHeaderSize));
         p.addLast(ClientPipeline.ENCODER, new ResponseEncoder(methods));
     }

@@ -3,10 +3,8 @@ package io.portico.upstream;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.codec.DefaultHeaders;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
-import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpDecoderConfig;
@@ -55,32 +53,11 @@ final class UpstreamCodec {
     }
 
     /**
-     * The headers of an upstream response: Netty's, validated as its default factory validates them, in a table of
-     * 8 slots instead of 16 (32 bytes less per response; a response head has a handful of fields, and a longer one
-     * only makes the slots' chains longer). Set in the decoder config after {@code setValidateHeaders}, which
-     * replaces the factory.
+     * The headers of an upstream response ({@link DecodedHeaders}), validated as Netty's default factory validates
+     * them. Set in the decoder config after {@code setValidateHeaders}, which replaces the factory.
      */
-    static final HttpHeadersFactory RESPONSE_HEADERS = new HttpHeadersFactory() {
-        private final DefaultHttpHeadersFactory netty = DefaultHttpHeadersFactory.headersFactory();
-
-        @Override
-        public HttpHeaders newHeaders() {
-            return new ResponseHeaders(netty.getNameValidator(), netty.getValueValidator(), 8);
-        }
-
-        @Override
-        public HttpHeaders newEmptyHeaders() {
-            return new ResponseHeaders(netty.getNameValidator(), netty.getValueValidator(), 2);
-        }
-    };
-
-    /** Netty's headers with a table size of our choosing (its constructor for that is protected). */
-    private static final class ResponseHeaders extends DefaultHttpHeaders {
-        ResponseHeaders(DefaultHeaders.NameValidator<CharSequence> names,
-                DefaultHeaders.ValueValidator<CharSequence> values, int tableSize) {
-            super(names, values, tableSize);
-        }
-    }
+    static final HttpHeadersFactory RESPONSE_HEADERS =
+            DecodedHeaders.factory(DefaultHttpHeadersFactory.headersFactory());
 
     /** For a protocol switch: the connection stops speaking HTTP. */
     static void removeFrom(ChannelPipeline p) {

@@ -1,4 +1,4 @@
-package io.portico.server;
+package io.portico.upstream;
 
 import io.netty.handler.codec.DefaultHeaders;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
@@ -8,33 +8,34 @@ import io.netty.handler.codec.http.HttpHeadersFactory;
 import java.util.List;
 
 /**
- * The headers of a client's HTTP/1.1 request as the decoder makes them: Netty's, validated as the factory they come
- * from validates them, with two costs per request less.
+ * The headers of an HTTP/1.1 head as Portico's decoders make them (a client's request in the server's codec, an
+ * upstream's response in {@link UpstreamCodec}): Netty's, validated as the factory they come from validates them,
+ * with two costs per head less.
  * <ul>
- *   <li>A table of 8 slots instead of 16 (32 bytes): a request head has a handful to a score of fields, and more
- *       only make the slots' chains longer; the fields keep their order (a list through the entries).</li>
+ *   <li>A table of 8 slots instead of 16 (32 bytes): a head has a handful to a score of fields, and more only
+ *       make the slots' chains longer; the fields keep their order (a list through the entries).</li>
  *   <li>{@link #getAll} of a field the request does not have is the shared empty list, not a view over an empty
  *       one (24 bytes): Netty's decoder asks for every head's Content-Length values, and most requests have
  *       none.</li>
  * </ul>
  */
-final class RequestHeaders extends DefaultHttpHeaders {
-    private RequestHeaders(DefaultHeaders.NameValidator<CharSequence> names,
+public final class DecodedHeaders extends DefaultHttpHeaders {
+    private DecodedHeaders(DefaultHeaders.NameValidator<CharSequence> names,
             DefaultHeaders.ValueValidator<CharSequence> values, int tableSize) {
         super(names, values, tableSize);
     }
 
     /** Makes these headers with the validators of {@code validating} (the decoder config's factory). */
-    static HttpHeadersFactory factory(DefaultHttpHeadersFactory validating) {
+    public static HttpHeadersFactory factory(DefaultHttpHeadersFactory validating) {
         return new HttpHeadersFactory() {
             @Override
             public HttpHeaders newHeaders() {
-                return new RequestHeaders(validating.getNameValidator(), validating.getValueValidator(), 8);
+                return new DecodedHeaders(validating.getNameValidator(), validating.getValueValidator(), 8);
             }
 
             @Override
             public HttpHeaders newEmptyHeaders() {
-                return new RequestHeaders(validating.getNameValidator(), validating.getValueValidator(), 2);
+                return new DecodedHeaders(validating.getNameValidator(), validating.getValueValidator(), 2);
             }
         };
     }
