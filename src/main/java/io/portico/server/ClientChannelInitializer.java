@@ -17,6 +17,7 @@ import io.portico.metrics.LocationMeters;
 import io.portico.metrics.ProtocolMeters;
 import io.portico.ratelimit.RateLimits;
 import io.portico.route.HostRouter;
+import io.portico.route.RouteHandler;
 import io.portico.tls.PlainHttpRefusal;
 import io.portico.tls.ServerTls;
 
@@ -183,9 +184,9 @@ final class ClientChannelInitializer {
      * reload may add limits that the next request on an open connection must meet.
      */
     private void addPorticoHandlers(ChannelPipeline p, boolean onStream) {
-        p.addLast(ClientPipeline.ACCESS_LOG, new RequestContextHandler(this::generationOfRequest, parts.accessLog(),
-                tls != null, onStream));
-        p.addLast(ClientPipeline.ROUTE, new RouteHandler(address));
+        p.addLast(ClientPipeline.ACCESS_LOG, new RequestContextHandler(this::generationOfRequest, address,
+                parts.accessLog(), tls != null, onStream));
+        p.addLast(ClientPipeline.ROUTE, new RouteHandler());
         if (generation.rateLimits != null) {
             p.addLast(ClientPipeline.RATE_LIMIT,
                     RateLimits.newHandler(c -> ((RequestContext) c).generation().rateLimits));

@@ -331,6 +331,15 @@ public final class PorticoServer implements AutoCloseable {
     }
 
     /**
+     * The open client connections (HTTP/2 ones as their parent channel). Package-private for the tests' {@code
+     * ServerProbe}, which reads a connection's state on its loop where no metric shows it (the bytes queued for a
+     * slow client).
+     */
+    Iterable<Channel> clientChannels() {
+        return state.clients();
+    }
+
+    /**
      * Stops accepting, lets in-flight requests finish for up to {@code shutdown-timeout} (idle keep-alive
      * connections are closed at once; busy ones get {@code Connection: close} on their response), then closes
      * everything. Blocks the calling thread, which must not be an event loop.

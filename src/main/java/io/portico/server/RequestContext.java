@@ -9,12 +9,17 @@ import io.portico.config.RequestPath;
 import io.portico.exchange.ClientExchange;
 import io.portico.exchange.RequestLog;
 import io.portico.exchange.Route;
+import io.portico.route.HostRouter;
+import io.portico.route.Routable;
+import io.portico.tls.ServerTls;
 import java.net.InetSocketAddress;
 
 /** The request in progress on one connection, as the handlers after routing and the responder see it. */
-final class RequestContext implements ClientExchange {
+final class RequestContext implements Routable {
     /** The configuration this request is served by, from its head to the end of its response. */
     private final Generation generation;
+    /** The listener the request came on, whose routers {@link #generation} has. */
+    private final ListenerKey listener;
     private final Channel channel;
     private final HttpRequest request;
     private final InetSocketAddress peer;
@@ -28,7 +33,7 @@ final class RequestContext implements ClientExchange {
     /** The request came on an HTTP/2 stream (Netty's stream codec made it an HTTP/1.1 message). */
     private final boolean http2;
     private final String rawPath;
-    /** {@link RequestPath#normalize}d; null when the path is refused (RouteHandler answers 400). */
+    /** {@link RequestPath#normalize}d; null when the path is refused (the route stage answers 400). */
     private final String path;
     /** When the request began (the duration histogram); the wall clock only for the access log. */
     private final long startNanos;
@@ -41,12 +46,13 @@ final class RequestContext implements ClientExchange {
     long bodyBytesRead;
     boolean responseStarted;
 
-    RequestContext(Generation generation, Channel channel, HttpRequest request, InetSocketAddress peer, String peerIp,
+    RequestContext(Generation generation, ListenerKey listener, Channel channel, HttpRequest request, InetSocketAddress peer, String peerIp,
             InetSocketAddress client, boolean trustedPeer, boolean secure, boolean proxiedTls, boolean http2,
             boolean timed) {
         this.startNanos = System.nanoTime();
         this.startMillis = timed ? System.currentTimeMillis() : 0;
         this.generation = generation;
+        this.listener = listener;
         this.proxiedTls = proxiedTls;
         this.channel = channel;
         this.request = request;
@@ -73,7 +79,20 @@ final class RequestContext implements ClientExchange {
         return generation;
     }
 
-    void route(Route route) {
+    @Override
+    public HostRouter hosts() {
+        return generation.router(listener);
+    }
+
+    @Override
+    public String sniName() {
+        // An HTTP/2 stream's connection is its parent; a plain connection's parent is its listener, not a connection.
+        Channel connection = http2 ? channel.parent() : channel;
+        return connection.attr(ServerTls.SNI_HOST).get();
+    }
+
+    @Override
+    public void route(Route route) {
         this.route = route;
     }
 

@@ -43,6 +43,8 @@ final class RequestContextHandler extends ChannelDuplexHandler implements Exchan
 
     /** The generation of a request arriving now: taken once per request, kept in its record. */
     private final Supplier<Generation> generations;
+    /** The listener this connection came on: its requests are routed by their generation's routers for it. */
+    private final ListenerKey listener;
     private final AccessLog accessLog;
     private final boolean secure;
     private final boolean http2;
@@ -61,8 +63,10 @@ final class RequestContextHandler extends ChannelDuplexHandler implements Exchan
     private String tlsNote;
 
     /** @param http2 the handler is on an HTTP/2 stream's channel, whose requests Netty's codec made HTTP/1.1 */
-    RequestContextHandler(Supplier<Generation> generations, AccessLog accessLog, boolean secure, boolean http2) {
+    RequestContextHandler(Supplier<Generation> generations, ListenerKey listener, AccessLog accessLog, boolean secure,
+            boolean http2) {
         this.generations = generations;
+        this.listener = listener;
         this.accessLog = accessLog;
         this.secure = secure;
         this.http2 = http2;
@@ -88,8 +92,8 @@ final class RequestContextHandler extends ChannelDuplexHandler implements Exchan
             if (secure && tlsNote == null && accessLog.enabled()) {
                 tlsNote = tlsNote(ctx.channel());
             }
-            current = new RequestContext(generation, ctx.channel(), request, peer, peerIp, client, trustedPeer, secure,
-                    proxiedTls, http2, accessLog.enabled());
+            current = new RequestContext(generation, listener, ctx.channel(), request, peer, peerIp, client,
+                    trustedPeer, secure, proxiedTls, http2, accessLog.enabled());
             ctx.channel().attr(ClientExchange.KEY).set(current);
         }
         if (msg instanceof HttpContent content && current != null) {

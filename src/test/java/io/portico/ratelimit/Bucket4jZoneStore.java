@@ -44,7 +44,7 @@ final class Bucket4jZoneStore implements ZoneStore {
     Bucket4jZoneStore(RateLimitZoneConfig zone, ZoneShape shape, NanoClock clock, Executor maintenance) {
         long capacity = shape.servedAtOnce();
         this.limit = Bandwidth.builder().capacity(capacity).refillGreedy(zone.requests(), zone.per()).build();
-        this.time = clock.asTimeMeter(false);
+        this.time = timeMeter(clock);
         this.maxWaitNanos = shape.longestWaitNanos();
         this.intervalNanos = shape.intervalNanos();
         this.buckets = Caffeine.newBuilder()
@@ -125,5 +125,20 @@ final class Bucket4jZoneStore implements ZoneStore {
     @Override
     public void cleanUp() {
         buckets.cleanUp();
+    }
+
+    /** {@code clock} as Bucket4j reads time: a monotonic clock, not the wall clock. */
+    private static TimeMeter timeMeter(NanoClock clock) {
+        return new TimeMeter() {
+            @Override
+            public long currentTimeNanos() {
+                return clock.nanoTime();
+            }
+
+            @Override
+            public boolean isWallClockBased() {
+                return false;
+            }
+        };
     }
 }

@@ -10,6 +10,8 @@ import io.netty.handler.codec.http2.DefaultHttp2HeadersEncoder;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.portico.server.PorticoServer;
+import io.portico.testing.RawHttp;
+import io.portico.testing.Response;
 import io.portico.testing.TestServers;
 import io.portico.tls.Http2Test.RawH2;
 import java.io.ByteArrayOutputStream;
@@ -457,19 +459,10 @@ class Http2LimitsTest {
     @Test
     void upgradeToH2cIsIgnoredAndTheRequestServedOverHttp11() throws Exception {
         for (int listener = 0; listener < 2; listener++) { // http2 = on, then a plain listener (auto)
-            try (Socket s = new Socket("127.0.0.1", port(quick, listener))) {
-                s.setSoTimeout(5000);
-                s.getOutputStream().write(UPGRADE.getBytes(StandardCharsets.US_ASCII));
-                InputStream in = s.getInputStream();
-                String head = TlsListenerTest.Exchange.head(in);
-                assertThat(head).as("listener " + listener).startsWith("HTTP/1.1 200 ");
-                int length = 0;
-                for (String line : head.split("\r\n")) {
-                    if (line.toLowerCase().startsWith("content-length:")) {
-                        length = Integer.parseInt(line.substring(15).trim());
-                    }
-                }
-                String upstreamSaw = new String(in.readNBytes(length), StandardCharsets.ISO_8859_1).toLowerCase();
+            try (RawHttp c = new RawHttp(port(quick, listener))) {
+                Response r = c.send(UPGRADE).read();
+                assertThat(r.head()).as("listener " + listener).startsWith("HTTP/1.1 200 ");
+                String upstreamSaw = r.latin1().toLowerCase();
                 assertThat(upstreamSaw).startsWith("get /echo http/1.1").doesNotContain("upgrade", "http2-settings");
             }
         }

@@ -3,6 +3,7 @@ package io.portico.tls;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.portico.server.PorticoServer;
+import io.portico.testing.RawHttp;
 import io.portico.testing.TestCertificates;
 import io.portico.testing.TestCertificates.Issued;
 import io.portico.testing.TestServers;
@@ -188,11 +189,8 @@ class Http2Test {
 
     @Test
     void aPlainListenerByDefaultSpeaksHttp11Only() throws Exception {
-        try (Socket s = new Socket("127.0.0.1", plainPort)) {
-            s.setSoTimeout(5000);
-            s.getOutputStream().write(PREFACE);
-            String answer = new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
-            assertThat(answer).isEqualTo("HTTP/1.1 400");
+        try (RawHttp c = new RawHttp(plainPort)) {
+            assertThat(c.send(PREFACE).read().head()).startsWith("HTTP/1.1 400 ");
         }
     }
 

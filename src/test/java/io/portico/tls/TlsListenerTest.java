@@ -28,7 +28,6 @@ import java.util.Random;
 import java.util.stream.Stream;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterAll;
@@ -294,9 +293,5 @@ class TlsListenerTest {
             }
             return h.toString(StandardCharsets.ISO_8859_1);
         }
-    }
-
-    static void unused(SSLHandshakeException e) {
-        throw new AssertionError(e);
     }
 }
