@@ -62,6 +62,11 @@ final class DetachedClient implements ClientExchange {
     }
 
     @Override
+    public boolean http2() {
+        return trigger.http2();
+    }
+
+    @Override
     public boolean sendfile() {
         return false;
     }

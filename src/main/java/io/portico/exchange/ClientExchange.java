@@ -2,6 +2,7 @@ package io.portico.exchange;
 
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.AttributeKey;
 import java.net.InetSocketAddress;
@@ -56,6 +57,19 @@ public interface ClientExchange {
      */
     default boolean sendfile() {
         return !secure();
+    }
+
+    /**
+     * Whether the request came on an HTTP/2 stream, where the request object (converted by Netty's stream codec)
+     * still says HTTP/1.1: what {@code SERVER_PROTOCOL} and the access log must not believe.
+     */
+    default boolean http2() {
+        return false;
+    }
+
+    /** The protocol as the client spoke it: {@code HTTP/2.0} on a stream, else the request line's version. */
+    default String protocol(HttpRequest request) {
+        return http2() ? "HTTP/2.0" : request.protocolVersion().text();
     }
 
     /** What the access log should say about this request beyond status and bytes. */

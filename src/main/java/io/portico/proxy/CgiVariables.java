@@ -33,7 +33,7 @@ final class CgiVariables {
         if (fastcgi) {
             script(b, ForwardedRequest.path(client, settings), settings.target());
         }
-        b.set("SERVER_PROTOCOL", request.protocolVersion().text());
+        b.set("SERVER_PROTOCOL", client.protocol(request));
         b.set("REQUEST_SCHEME", client.secure() ? "https" : "http");
         if (client.secure()) {
             b.set("HTTPS", "on");

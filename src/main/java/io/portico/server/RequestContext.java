@@ -163,9 +163,14 @@ final class RequestContext implements Routable {
         return !secure && !http2;
     }
 
+    @Override
+    public boolean http2() {
+        return http2;
+    }
+
     /** The protocol as the client spoke it, for the access log: {@code HTTP/2.0} on a stream. */
     String protocol() {
-        return http2 ? "HTTP/2.0" : request.protocolVersion().text();
+        return protocol(request);
     }
 
     @Override

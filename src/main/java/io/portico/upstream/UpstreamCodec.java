@@ -146,6 +146,7 @@ final class UpstreamCodec {
         private final ArrayDeque<HttpMethod> methods;
         private final int maxFields;
         private final int maxChunkSize;
+        private final boolean echoesHttp2;
         /** In a response head (not its trailers): its fields are counted. */
         private boolean inHead;
         /** The head just decoded may have a body (Netty asked {@link #isContentAlwaysEmpty} and was told no). */
@@ -157,7 +158,16 @@ final class UpstreamCodec {
         private int transferEncodings;
 
         Decoder(HttpDecoderConfig config, int maxFields, ArrayDeque<HttpMethod> methods) {
+            this(config, maxFields, methods, false);
+        }
+
+        /**
+         * @param echoesHttp2 whether the upstream may answer with the version Portico gave it as the client's
+         *     ({@code SERVER_PROTOCOL = HTTP/2.0}, which uWSGI writes back in its status line)
+         */
+        Decoder(HttpDecoderConfig config, int maxFields, ArrayDeque<HttpMethod> methods, boolean echoesHttp2) {
             super(config);
+            this.echoesHttp2 = echoesHttp2;
             this.maxFields = maxFields;
             this.maxChunkSize = config.getMaxChunkSize();
             this.methods = methods;
@@ -220,7 +230,11 @@ final class UpstreamCodec {
         @Override
         protected HttpMessage createMessage(String[] initialLine) {
             String version = initialLine[0];
-            if (!version.equals("HTTP/1.1") && !version.equals("HTTP/1.0")) {
+            if (echoesHttp2 && version.equals("HTTP/2.0")) {
+                // An HTTP/2 client's version, echoed: the bytes that follow are HTTP/1.1's (as nginx, which reads
+                // any HTTP/x.y status line from uwsgi, takes them).
+                initialLine[0] = "HTTP/1.1";
+            } else if (!version.equals("HTTP/1.1") && !version.equals("HTTP/1.0")) {
                 throw new MalformedResponseException("version " + printable(version)
                         + " (expected: HTTP/1.1 or HTTP/1.0)");
             }

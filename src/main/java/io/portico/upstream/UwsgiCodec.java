@@ -10,7 +10,9 @@ import java.util.ArrayDeque;
  * response comes back as plain HTTP/1.x, which uWSGI writes (status line, headers, body), read by the same strict
  * decoder as an HTTP upstream's ({@link UpstreamCodec.Decoder}), under the same names, so that everything that
  * looks at the codec (leftover bytes, a protocol switch) works unchanged. uWSGI closes the connection after each
- * response, so the decoder reads a body without framing to the close, and the connection is never pooled.
+ * response, so the decoder reads a body without framing to the close, and the connection is never pooled. Its status
+ * line carries the version the request's {@code SERVER_PROTOCOL} named, {@code HTTP/2.0} for an HTTP/2 client,
+ * which this decoder (alone) takes as HTTP/1.1.
  */
 final class UwsgiCodec {
     private UwsgiCodec() {}
@@ -18,7 +20,7 @@ final class UwsgiCodec {
     /** @param maxFields header fields a response may have at most */
     static void addTo(ChannelPipeline p, HttpDecoderConfig config, int maxFields) {
         ArrayDeque<HttpMethod> methods = new ArrayDeque<>();
-        p.addLast(UpstreamCodec.DECODER, new UpstreamCodec.Decoder(config, maxFields, methods));
+        p.addLast(UpstreamCodec.DECODER, new UpstreamCodec.Decoder(config, maxFields, methods, true));
         p.addLast(UpstreamCodec.ENCODER, new UwsgiEncoder(methods));
     }
 }

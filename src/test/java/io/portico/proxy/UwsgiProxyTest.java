@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -32,13 +33,15 @@ class UwsgiProxyTest {
     static UwsgiServer uwsgi;
     static PorticoServer portico;
     static int port;
+    static int h2cPort;
     static RefusedPort refused;
 
     @BeforeAll
     static void start() throws IOException {
         uwsgi = UwsgiServer.tcp(dir);
         refused = new RefusedPort();
-        portico = TestServers.start("limits { max-body-size = 8m }\n"
+        portico = TestServers.start("listen = [\"127.0.0.1:0\", { address = \"127.0.0.1:0\", http2 = on }]\n"
+                + "limits { max-body-size = 8m }\n"
                 + "upstreams { py { servers = [\"uwsgi://" + uwsgi.address() + "\"], retries = 0,"
                 + " connect-timeout = 1s, read-timeout = 1s, send-timeout = 1s } }\n"
                 + "locations = [\n"
@@ -50,6 +53,7 @@ class UwsgiProxyTest {
                 + " { path = \"/nowhere/\", proxy = \"uwsgi://127.0.0.1:" + refused.port() + "\" },\n"
                 + " { path = \"/metrics\", metrics = prometheus } ]\n");
         port = TestServers.port(portico);
+        h2cPort = portico.localAddresses().get(1).getPort();
     }
 
     @AfterAll
@@ -90,6 +94,17 @@ class UwsgiProxyTest {
         // PATH_INFO is decoded (WSGI hands it to the app as latin-1 of the UTF-8 bytes)
         assertThat(env.get("PATH_INFO").getBytes(StandardCharsets.ISO_8859_1))
                 .isEqualTo("/echo/été".getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void anHttp2ClientIsAnHttp2ClientToTheApp() throws Exception {
+        // Netty's stream codec hands the exchange a request that says HTTP/1.1; the app must hear what the client
+        // spoke, as nginx's $server_protocol tells it.
+        Process curl = new ProcessBuilder("curl", "-sS", "--max-time", "10", "--http2-prior-knowledge",
+                "http://127.0.0.1:" + h2cPort + "/echo/h2?x=1").redirectErrorStream(true).start();
+        String out = new String(curl.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        assertThat(curl.waitFor(15, TimeUnit.SECONDS)).isTrue();
+        assertThat(out).contains("\nSERVER_PROTOCOL=HTTP/2.0\n").contains("\nQUERY_STRING=x=1\n");
     }
 
     @Test
