@@ -2,7 +2,6 @@ package io.portico.ratelimit;
 
 import com.github.benmanes.caffeine.cache.Scheduler;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.EventLoopGroup;
 import io.portico.config.Cidr;
 import io.portico.config.LimitConnConfig;
 import io.portico.config.LocationConfig;
@@ -46,7 +45,7 @@ public final class RateLimits implements AutoCloseable {
     private final int memoSlots;
 
     private RateLimits(PorticoConfig config, NanoClock clock, NanoClock sharedClock, Executor maintenance,
-            Scheduler sweeper, RateLimits previous, EventLoopGroup loops) {
+            Scheduler sweeper, RateLimits previous, StoreLoops loops) {
         this.clock = clock;
         this.redis = new RedisConnections(loops);
         this.allowUnlimited = orEmpty(config.allowUnlimited());
@@ -123,7 +122,7 @@ public final class RateLimits implements AutoCloseable {
         return create(config, null, null);
     }
 
-    /** As {@link #create(PorticoConfig, RateLimits, EventLoopGroup)}, shared zones on a Lettuce thread of their own. */
+    /** As {@link #create(PorticoConfig, RateLimits, StoreLoops)}, shared zones on a Lettuce thread of their own. */
     public static RateLimits create(PorticoConfig config, RateLimits previous) {
         return create(config, previous, null);
     }
@@ -139,7 +138,7 @@ public final class RateLimits implements AutoCloseable {
      * them on a Lettuce I/O thread of their own. Called off those loops: the connections are opened here, and
      * waited for.
      */
-    public static RateLimits create(PorticoConfig config, RateLimits previous, EventLoopGroup loops) {
+    public static RateLimits create(PorticoConfig config, RateLimits previous, StoreLoops loops) {
         return new RateLimits(config, NanoClock.SYSTEM, NanoClock.WALL, ZoneUpkeep.SHARED,
                 Scheduler.systemScheduler(), previous, loops);
     }

@@ -16,7 +16,6 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.netty.channel.EventLoopGroup;
 import io.portico.config.RateLimitZoneConfig;
 import java.net.URI;
 import java.net.URLDecoder;
@@ -84,7 +83,7 @@ final class RedisConnections implements AutoCloseable {
     private final List<StatefulConnection<byte[], byte[]>> connections = new ArrayList<>();
     private final List<AutoCloseable> clients = new ArrayList<>();
     /** The server's event loops, or null: then {@link #lanes} is one Lettuce I/O thread. */
-    private final EventLoopGroup loops;
+    private final StoreLoops loops;
     private StoreLanes lanes;
 
     /** Connections on Lettuce's own I/O thread ({@code portico check --connect}, zones tested alone). */
@@ -93,7 +92,7 @@ final class RedisConnections implements AutoCloseable {
     }
 
     /** One connection per store and event loop of {@code loops} (the server's), or as {@link #RedisConnections()}. */
-    RedisConnections(EventLoopGroup loops) {
+    RedisConnections(StoreLoops loops) {
         this.loops = loops;
     }
 

@@ -14,17 +14,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoEventLoop;
-import io.netty.channel.epoll.EpollDatagramChannel;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.socket.DatagramChannel;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioDatagramChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.channel.uring.IoUringDatagramChannel;
-import io.netty.channel.uring.IoUringIoHandler;
-import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.resolver.dns.DefaultDnsCache;
 import io.netty.resolver.dns.DefaultDnsCnameCache;
 import io.netty.resolver.dns.DnsAddressResolverGroup;
@@ -54,7 +43,7 @@ import reactor.core.publisher.Mono;
  * <p>Lettuce picks its channel class from the transports it finds (epoll before io_uring before NIO), which need
  * not be the server's ({@code transport = io_uring} or {@code nio} with epoll present): a channel of another
  * transport does not register on a loop. Each lane's clients therefore build their channels, and their DNS
- * resolver's, of the loop's own transport, as the upstream connections do. What Lettuce does besides I/O
+ * resolver's, of the classes the server's transport names ({@link StoreLoops}). What Lettuce does besides I/O
  * (reconnect delays, a cluster's topology refresh, its command timeouts) runs on one thread and one timer shared
  * by the lanes, never on a loop.
  *
@@ -89,8 +78,11 @@ final class StoreLanes implements AutoCloseable {
     private final HashedWheelTimer timer;
     private final DnsAddressResolverGroup resolver;
 
-    /** Lanes on {@code loops} (the server's), or one on a Lettuce I/O thread when {@code loops} is null. */
-    StoreLanes(EventLoopGroup loops) {
+    /**
+     * Lanes on {@code loops} (the server's), their channels of the classes it names, or one lane on a Lettuce I/O
+     * thread when {@code loops} is null.
+     */
+    StoreLanes(StoreLoops loops) {
         if (loops == null) {
             computation = null;
             timer = null;
@@ -101,49 +93,23 @@ final class StoreLanes implements AutoCloseable {
         }
         computation = new DefaultEventExecutorGroup(1, new DefaultThreadFactory("portico-redis", true));
         timer = new HashedWheelTimer(new DefaultThreadFactory("portico-redis-timer", true));
-        EventLoop first = (EventLoop) loops.iterator().next(); // not next(): that would move the group's chooser
         resolver = new DnsAddressResolverGroup(new DnsNameResolverBuilder()
-                .datagramChannelType(datagramChannel(first))
-                .socketChannelType(socketChannel(first))
+                .datagramChannelType(loops.datagramChannel())
+                .socketChannelType(loops.socketChannel())
                 .cnameCache(new DefaultDnsCnameCache()).resolveCache(new DefaultDnsCache()));
-        for (EventExecutor loop : loops) {
+        for (EventExecutor loop : loops.group()) {
             ClientResources resources = DefaultClientResources.builder()
                     .eventLoopGroupProvider(new OneLoop((EventLoop) loop))
                     .eventExecutorGroup(computation)
                     .timer(timer)
                     .addressResolverGroup(resolver)
                     .build();
-            lanes.add(new Lane(loop, resources, socketChannel((EventLoop) loop)));
+            lanes.add(new Lane(loop, resources, loops.socketChannel()));
         }
     }
 
     List<Lane> lanes() {
         return lanes;
-    }
-
-    /** The client-side channel class that registers with {@code loop}: its transport's. */
-    static Class<? extends SocketChannel> socketChannel(EventLoop loop) {
-        if (loop instanceof IoEventLoop io) {
-            if (io.isIoType(EpollIoHandler.class)) {
-                return EpollSocketChannel.class;
-            }
-            if (io.isIoType(IoUringIoHandler.class)) {
-                return IoUringSocketChannel.class;
-            }
-        }
-        return NioSocketChannel.class;
-    }
-
-    private static Class<? extends DatagramChannel> datagramChannel(EventLoop loop) {
-        if (loop instanceof IoEventLoop io) {
-            if (io.isIoType(EpollIoHandler.class)) {
-                return EpollDatagramChannel.class;
-            }
-            if (io.isIoType(IoUringIoHandler.class)) {
-                return IoUringDatagramChannel.class;
-            }
-        }
-        return NioDatagramChannel.class;
     }
 
     /**
