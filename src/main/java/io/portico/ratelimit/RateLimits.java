@@ -74,11 +74,15 @@ public final class RateLimits implements AutoCloseable {
                 // a local zone's buckets, or a shared one's for on-store-failure = local
                 ZoneStore local = !store.shared() || store.onFailure() == RateLimitZoneConfig.Failure.LOCAL
                         ? new CompactZoneStore(shape, zone.maxClients(), clock, maintenance, sweeper) : null;
-                rateZones.put(zone.name(), !store.shared() ? new RateZone(index, zone, local)
-                        : new RateZone(index, zone, new RedisZoneStore(zone, shape,
-                                redis.connection("rate-limits." + zone.name(), store,
-                                        longestStoreTimeout(config, store.redis())), sharedClock,
-                                maintenance, local, clock)));
+                if (!store.shared()) {
+                    rateZones.put(zone.name(), new RateZone(index, zone, local));
+                    continue;
+                }
+                String key = "rate-limits." + zone.name();
+                StoreConnection connection = redis.connection(key, store, longestStoreTimeout(config, store.redis()));
+                StoreWarmUp.warm(key, connection, RedisZoneStore.SCRIPTS);
+                rateZones.put(zone.name(), new RateZone(index, zone, new RedisZoneStore(zone, shape, connection,
+                        sharedClock, maintenance, local, clock)));
             }
         } catch (RuntimeException e) {
             redis.close();
@@ -168,8 +172,11 @@ public final class RateLimits implements AutoCloseable {
      * a few asynchronous commands: the thread never waits for Redis).
      */
     private RedisConnStore sharedConnections(PorticoConfig config, LimitConnConfig zone) {
-        RedisConnStore store = new RedisConnStore(zone, redis.connection("limit-conn." + zone.name(), zone.store(),
-                longestStoreTimeout(config, zone.store().redis())), instance);
+        String key = "limit-conn." + zone.name();
+        StoreConnection connection = redis.connection(key, zone.store(),
+                longestStoreTimeout(config, zone.store().redis()));
+        StoreWarmUp.warm(key, connection, RedisConnStore.SCRIPTS);
+        RedisConnStore store = new RedisConnStore(zone, connection, instance);
         if (renewals == null) {
             renewals = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "portico-limit-conn-leases");

@@ -59,7 +59,7 @@ final class RedisConnections implements AutoCloseable {
      * first connection also pays for starting Lettuce, and with the default 100 ms a busy machine refused to start
      * with its Redis up.
      */
-    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
     /** A cluster's topology is read again this often, and at once on a MOVED or ASK reply or a lost node. */
     static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(5);
     /** Adaptive refreshes at most this often (a failover sends many MOVED replies at once). */
