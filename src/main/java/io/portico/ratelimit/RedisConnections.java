@@ -159,8 +159,7 @@ final class RedisConnections implements AutoCloseable {
 
     private StoreConnection.Lane connectCluster(StoreLanes.Lane lane, RateLimitZoneConfig.Store store,
             Duration commandTimeout) {
-        RedisClusterClient client = lane.clusterClient(seeds(store));
-        client.setOptions(ClusterClientOptions.builder()
+        RedisClusterClient client = lane.clusterClient(seeds(store), ClusterClientOptions.builder()
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                         .enablePeriodicRefresh(TOPOLOGY_REFRESH)
                         .enableAllAdaptiveRefreshTriggers()
