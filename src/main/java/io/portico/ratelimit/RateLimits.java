@@ -2,7 +2,6 @@ package io.portico.ratelimit;
 
 import com.github.benmanes.caffeine.cache.Scheduler;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.EventLoopGroup;
 import io.portico.config.Cidr;
 import io.portico.config.LimitConnConfig;
 import io.portico.config.LocationConfig;
@@ -46,7 +45,7 @@ public final class RateLimits implements AutoCloseable {
     private final int memoSlots;
 
     private RateLimits(PorticoConfig config, NanoClock clock, NanoClock sharedClock, Executor maintenance,
-            Scheduler sweeper, RateLimits previous, EventLoopGroup loops) {
+            Scheduler sweeper, RateLimits previous, StoreLoops loops) {
         this.clock = clock;
         this.redis = new RedisConnections(loops);
         this.allowUnlimited = orEmpty(config.allowUnlimited());
@@ -75,11 +74,15 @@ public final class RateLimits implements AutoCloseable {
                 // a local zone's buckets, or a shared one's for on-store-failure = local
                 ZoneStore local = !store.shared() || store.onFailure() == RateLimitZoneConfig.Failure.LOCAL
                         ? new CompactZoneStore(shape, zone.maxClients(), clock, maintenance, sweeper) : null;
-                rateZones.put(zone.name(), !store.shared() ? new RateZone(index, zone, local)
-                        : new RateZone(index, zone, new RedisZoneStore(zone, shape,
-                                redis.connection("rate-limits." + zone.name(), store,
-                                        longestStoreTimeout(config, store.redis())), sharedClock,
-                                maintenance, local, clock)));
+                if (!store.shared()) {
+                    rateZones.put(zone.name(), new RateZone(index, zone, local));
+                    continue;
+                }
+                String key = "rate-limits." + zone.name();
+                StoreConnection connection = redis.connection(key, store, longestStoreTimeout(config, store.redis()));
+                StoreWarmUp.warm(key, connection, RedisZoneStore.SCRIPTS);
+                rateZones.put(zone.name(), new RateZone(index, zone, new RedisZoneStore(zone, shape, connection,
+                        sharedClock, maintenance, local, clock)));
             }
         } catch (RuntimeException e) {
             redis.close();
@@ -123,7 +126,7 @@ public final class RateLimits implements AutoCloseable {
         return create(config, null, null);
     }
 
-    /** As {@link #create(PorticoConfig, RateLimits, EventLoopGroup)}, shared zones on a Lettuce thread of their own. */
+    /** As {@link #create(PorticoConfig, RateLimits, StoreLoops)}, shared zones on a Lettuce thread of their own. */
     public static RateLimits create(PorticoConfig config, RateLimits previous) {
         return create(config, previous, null);
     }
@@ -139,7 +142,7 @@ public final class RateLimits implements AutoCloseable {
      * them on a Lettuce I/O thread of their own. Called off those loops: the connections are opened here, and
      * waited for.
      */
-    public static RateLimits create(PorticoConfig config, RateLimits previous, EventLoopGroup loops) {
+    public static RateLimits create(PorticoConfig config, RateLimits previous, StoreLoops loops) {
         return new RateLimits(config, NanoClock.SYSTEM, NanoClock.WALL, ZoneUpkeep.SHARED,
                 Scheduler.systemScheduler(), previous, loops);
     }
@@ -169,8 +172,11 @@ public final class RateLimits implements AutoCloseable {
      * a few asynchronous commands: the thread never waits for Redis).
      */
     private RedisConnStore sharedConnections(PorticoConfig config, LimitConnConfig zone) {
-        RedisConnStore store = new RedisConnStore(zone, redis.connection("limit-conn." + zone.name(), zone.store(),
-                longestStoreTimeout(config, zone.store().redis())), instance);
+        String key = "limit-conn." + zone.name();
+        StoreConnection connection = redis.connection(key, zone.store(),
+                longestStoreTimeout(config, zone.store().redis()));
+        StoreWarmUp.warm(key, connection, RedisConnStore.SCRIPTS);
+        RedisConnStore store = new RedisConnStore(zone, connection, instance);
         if (renewals == null) {
             renewals = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "portico-limit-conn-leases");

@@ -48,6 +48,9 @@ final class RedisConnStore {
             return 1
             """;
 
+    /** The script a take runs: loaded at start ({@link StoreWarmUp}); a renewal sends its body (EVAL). */
+    static final List<RedisScript> SCRIPTS = List.of(TAKE);
+
     /** A slot held in Redis: its key and member. Equal only to itself (arrays), which is how {@link #held} keys it. */
     record Slot(byte[] key, byte[] member) {}
 

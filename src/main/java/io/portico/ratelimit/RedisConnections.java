@@ -16,7 +16,6 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.netty.channel.EventLoopGroup;
 import io.portico.config.RateLimitZoneConfig;
 import java.net.URI;
 import java.net.URLDecoder;
@@ -60,7 +59,7 @@ final class RedisConnections implements AutoCloseable {
      * first connection also pays for starting Lettuce, and with the default 100 ms a busy machine refused to start
      * with its Redis up.
      */
-    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
     /** A cluster's topology is read again this often, and at once on a MOVED or ASK reply or a lost node. */
     static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(5);
     /** Adaptive refreshes at most this often (a failover sends many MOVED replies at once). */
@@ -84,7 +83,7 @@ final class RedisConnections implements AutoCloseable {
     private final List<StatefulConnection<byte[], byte[]>> connections = new ArrayList<>();
     private final List<AutoCloseable> clients = new ArrayList<>();
     /** The server's event loops, or null: then {@link #lanes} is one Lettuce I/O thread. */
-    private final EventLoopGroup loops;
+    private final StoreLoops loops;
     private StoreLanes lanes;
 
     /** Connections on Lettuce's own I/O thread ({@code portico check --connect}, zones tested alone). */
@@ -93,7 +92,7 @@ final class RedisConnections implements AutoCloseable {
     }
 
     /** One connection per store and event loop of {@code loops} (the server's), or as {@link #RedisConnections()}. */
-    RedisConnections(EventLoopGroup loops) {
+    RedisConnections(StoreLoops loops) {
         this.loops = loops;
     }
 
@@ -160,8 +159,7 @@ final class RedisConnections implements AutoCloseable {
 
     private StoreConnection.Lane connectCluster(StoreLanes.Lane lane, RateLimitZoneConfig.Store store,
             Duration commandTimeout) {
-        RedisClusterClient client = lane.clusterClient(seeds(store));
-        client.setOptions(ClusterClientOptions.builder()
+        RedisClusterClient client = lane.clusterClient(seeds(store), ClusterClientOptions.builder()
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                         .enablePeriodicRefresh(TOPOLOGY_REFRESH)
                         .enableAllAdaptiveRefreshTriggers()

@@ -44,6 +44,16 @@ final class RedisScript {
                 .thenCompose(reply -> reply);
     }
 
+    /** Its SHA1, by which EVALSHA names it (tests: whether a server has it). */
+    String sha() {
+        return sha;
+    }
+
+    /** Loads the script on {@code redis}'s server (SCRIPT LOAD), so that its first EVALSHA there finds it. */
+    CompletableFuture<String> load(RedisClusterAsyncCommands<byte[], byte[]> redis) {
+        return redis.scriptLoad(body.getBytes(StandardCharsets.UTF_8)).toCompletableFuture();
+    }
+
     private static boolean unknown(Throwable failure) {
         Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause()
                 : failure;

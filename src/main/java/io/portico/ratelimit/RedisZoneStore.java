@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import io.portico.config.RateLimitZoneConfig;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
@@ -74,6 +75,9 @@ final class RedisZoneStore implements SharedZoneStore {
             redis.call('SET', KEYS[1], join(hi, lo - tonumber(ARGV[1])), 'KEEPTTL')
             return 1
             """);
+
+    /** The scripts a decision or a give-back runs: loaded at start ({@link StoreWarmUp}). */
+    static final List<RedisScript> SCRIPTS = List.of(TAKE, GIVE_BACK);
 
     private final String name;
     /** {@code portico:rate-limit:{ZONE:}, then the client, then {@link #suffix}: see {@link #redisKey}. */

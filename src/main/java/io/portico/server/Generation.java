@@ -52,10 +52,10 @@ final class Generation {
      * pools whose definition did not change. Reads certificates and may connect to a shared zone's store: call it
      * off the event loops. On failure nothing it started is left running.
      */
-    static Generation build(PorticoConfig config, Generation previous, ServerParts parts, EventLoopGroup group)
-            throws ListenException {
+    static Generation build(PorticoConfig config, Generation previous, ServerParts parts, EventLoopGroup group,
+            Transport transport) throws ListenException {
         Targets before = previous == null ? null : previous.targets;
-        Targets targets = Targets.start(config, group, parts.metrics(), parts.state(), before);
+        Targets targets = Targets.start(config, group, transport, parts.metrics(), parts.state(), before);
         try {
             Generation g = new Generation(config, targets, targets.rateLimits(), targets::meters);
             // One router for every listener, unless some host answers on only some of them.

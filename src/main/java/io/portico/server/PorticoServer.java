@@ -65,7 +65,7 @@ public final class PorticoServer implements AutoCloseable {
         this.parts = new ServerParts(state, new ConnectionLimiter(config.limits().maxConnections()), accessLog,
                 metrics, current::get);
         try {
-            current.set(Generation.build(config, null, parts, group));
+            current.set(Generation.build(config, null, parts, group, transport));
         } catch (ListenException | IllegalStateException e) {
             // a module that cannot start (a shared rate-limit store out of reach), or a TLS context
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
@@ -124,7 +124,7 @@ public final class PorticoServer implements AutoCloseable {
             throw new ListenException("stopping: reload refused", null);
         }
         Generation old = current.get();
-        Generation g = Generation.build(next, old, parts, group);
+        Generation g = Generation.build(next, old, parts, group, transport);
         Map<ListenerKey, List<Channel>> added = new LinkedHashMap<>();
         installing = g;
         try {

@@ -17,6 +17,7 @@ import io.portico.metrics.StatusResponder;
 import io.portico.proxy.Proxies;
 import io.portico.ratelimit.AccessRules;
 import io.portico.ratelimit.RateLimits;
+import io.portico.ratelimit.StoreLoops;
 import io.portico.route.ReturnResponder;
 import io.portico.staticfile.StaticFiles;
 import io.portico.upstream.UpstreamPool;
@@ -70,10 +71,11 @@ final class Targets implements AutoCloseable {
      * The modules of {@code config}. With {@code previous} (a reload) the local zones, upstream pools and file
      * cache whose definition is unchanged are taken over from it, state and connections included.
      */
-    static Targets start(PorticoConfig config, EventLoopGroup group, PorticoMetrics metrics, ServerState state,
-            Targets previous) {
+    static Targets start(PorticoConfig config, EventLoopGroup group, Transport transport, PorticoMetrics metrics,
+            ServerState state, Targets previous) {
         // first: it may fail (a shared store out of reach)
-        RateLimits rateLimits = RateLimits.create(config, previous == null ? null : previous.rateLimits, group);
+        RateLimits rateLimits = RateLimits.create(config, previous == null ? null : previous.rateLimits,
+                new StoreLoops(group, transport.socketChannel(), transport.datagramChannel()));
         Proxies proxies;
         try {
             proxies = Proxies.start(config, group, previous == null ? null : previous.proxies);

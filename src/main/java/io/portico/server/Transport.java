@@ -1,19 +1,23 @@
 package io.portico.server;
 
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.uring.IoUring;
 import io.netty.channel.uring.IoUringChannelOption;
+import io.netty.channel.uring.IoUringDatagramChannel;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.channel.uring.IoUringSocketChannel;
@@ -21,14 +25,17 @@ import io.portico.config.IoTransport;
 import java.util.function.Consumer;
 
 /**
- * An event-loop I/O transport and its channel classes, for the server and for the benchmark's client. The native
- * ones give every server loop its own SO_REUSEPORT listener ({@code reusePort}); NIO has one listener per address.
+ * An event-loop I/O transport and its channel classes, for the server, for the connections of shared zones that
+ * run on its loops (their Redis channels and DNS resolver's, {@code ratelimit.StoreLanes}) and for the benchmark's
+ * client: the one table of which channel class registers on which loop. The native ones give every server loop
+ * its own SO_REUSEPORT listener ({@code reusePort}); NIO has one listener per address.
  */
 public record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? extends ServerChannel> serverChannel,
-        Class<? extends Channel> socketChannel, ChannelOption<Boolean> reusePort) {
+        Class<? extends SocketChannel> socketChannel, Class<? extends DatagramChannel> datagramChannel,
+        ChannelOption<Boolean> reusePort) {
 
-    private static final Transport NIO = new Transport(
-            "nio", NioIoHandler.newFactory(), NioServerSocketChannel.class, NioSocketChannel.class, null);
+    private static final Transport NIO = new Transport("nio", NioIoHandler.newFactory(),
+            NioServerSocketChannel.class, NioSocketChannel.class, NioDatagramChannel.class, null);
 
     /**
      * The transport {@code choice} names. {@code auto} falls back to NIO when epoll does not load (with {@code note}
@@ -49,7 +56,7 @@ public record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? 
                     throw unavailable("io_uring", IoUring.unavailabilityCause());
                 }
                 yield new Transport("io_uring", IoUringIoHandler.newFactory(), IoUringServerSocketChannel.class,
-                        IoUringSocketChannel.class, IoUringChannelOption.SO_REUSEPORT);
+                        IoUringSocketChannel.class, IoUringDatagramChannel.class, IoUringChannelOption.SO_REUSEPORT);
             }
             case NIO -> NIO;
         };
@@ -71,7 +78,7 @@ public record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? 
     /** Built only once epoll is known to load: its factory throws where the native library is missing. */
     private static Transport epoll() {
         return new Transport("epoll", EpollIoHandler.newFactory(), EpollServerSocketChannel.class,
-                EpollSocketChannel.class, EpollChannelOption.SO_REUSEPORT);
+                EpollSocketChannel.class, EpollDatagramChannel.class, EpollChannelOption.SO_REUSEPORT);
     }
 
     private static TransportUnavailableException unavailable(String name, Throwable cause) {

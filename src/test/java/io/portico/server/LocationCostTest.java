@@ -3,7 +3,6 @@ package io.portico.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.portico.config.ConfigLoader;
 import io.portico.config.PorticoConfig;
 import io.portico.metrics.AccessLog;
@@ -30,11 +29,12 @@ class LocationCostTest {
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
+    private final Transport transport = Transport.detect();
     private MultiThreadIoEventLoopGroup group;
 
     @BeforeEach
     void start() {
-        group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        group = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
     }
 
     @AfterEach
@@ -67,7 +67,7 @@ class LocationCostTest {
                 AccessLog.create(config.accessLog()), new PorticoMetrics(), () -> null);
         long thread = Thread.currentThread().getId();
         long before = THREADS.getThreadAllocatedBytes(thread);
-        Generation g = Generation.build(config, null, parts, group);
+        Generation g = Generation.build(config, null, parts, group, transport);
         long bytes = THREADS.getThreadAllocatedBytes(thread) - before;
         g.targets.close();
         return bytes;

@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.portico.config.ConfigLoader;
 import io.portico.config.PorticoConfig;
@@ -87,9 +86,10 @@ public class PipelineBenchmark {
                 }
                 """.formatted(accessLog.equals("off") ? "off" : "\"" + accessLog + "\"", dir, dir, dir),
                 "pipeline-bench.conf", dir);
-        unused = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        Transport transport = Transport.detect();
+        unused = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
         metrics = new io.portico.metrics.PorticoMetrics();
-        targets = Targets.start(config, unused, metrics, new ServerState(), null);
+        targets = Targets.start(config, unused, transport, metrics, new ServerState(), null);
         Router router = Router.build(config.locations(), location -> targets.responder(null, location));
         io.netty.channel.ChannelHandler initializer = Pipelines.initializer(config, HostRouter.of(router),
                 targets.rateLimits(), targets::meters, metrics);
