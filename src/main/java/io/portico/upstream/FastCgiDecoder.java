@@ -248,12 +248,28 @@ final class FastCgiDecoder extends ByteToMessageDecoder {
             fail(in, out, "body of " + bodyBytes + " bytes, shorter than its Content-Length " + contentLength);
             return;
         }
-        out.add(LastHttpContent.EMPTY_LAST_CONTENT);
+        endBody(out);
         methods.poll();
         headDone = false;
         noBody = false;
         contentLength = -1;
         bodyBytes = 0;
+    }
+
+    /**
+     * Adds the response's last message. When the body's last part came in the same read as END_REQUEST (PHP-FPM
+     * sends both in one segment) that part becomes the last message itself: relayed apart, a part and an empty end
+     * are two writes to a chunked client connection (the chunk, then the terminating {@code 0} chunk), where one
+     * write carries both. A part decoded in this call is still in {@code out}, not yet passed on.
+     */
+    private static void endBody(List<Object> out) {
+        int lastIndex = out.size() - 1;
+        if (lastIndex >= 0 && out.get(lastIndex) instanceof DefaultHttpContent part
+                && !(part instanceof LastHttpContent)) {
+            out.set(lastIndex, new DefaultLastHttpContent(part.content()));
+        } else {
+            out.add(LastHttpContent.EMPTY_LAST_CONTENT);
+        }
     }
 
     /** A malformed response: one failed message, the rest of the connection dropped. */

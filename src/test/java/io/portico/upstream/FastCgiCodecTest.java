@@ -143,6 +143,26 @@ class FastCgiCodecTest {
     }
 
     @Test
+    void aBodyPartReadWithEndRequestIsTheLastMessageItself() {
+        methods.add(HttpMethod.GET);
+        decoder.writeInbound(Unpooled.wrappedBuffer(
+                record(FastCgiRecords.STDOUT, "Content-Type: text/plain\r\n\r\nhe"),
+                record(FastCgiRecords.STDOUT, "llo"), end(0)));
+        HttpResponse r = decoder.readInbound();
+        assertThat(r.status().code()).isEqualTo(200);
+        HttpContent he = decoder.readInbound();
+        assertThat(he).isNotInstanceOf(LastHttpContent.class);
+        assertThat(he.content().toString(StandardCharsets.ISO_8859_1)).isEqualTo("he");
+        he.release();
+        LastHttpContent last = decoder.readInbound();
+        assertThat(last.content().toString(StandardCharsets.ISO_8859_1)).isEqualTo("llo");
+        last.release();
+        assertThat((Object) decoder.readInbound()).isNull();
+        assertThat(methods).isEmpty();
+        assertThat(decoder.finishAndReleaseAll()).isFalse();
+    }
+
+    @Test
     void noStatusIs200AndALocationWithoutOne302() {
         methods.add(HttpMethod.GET);
         decoder.writeInbound(record(FastCgiRecords.STDOUT, "Location: /x\n\n"), end(0));
