@@ -4,6 +4,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.buffer.WrappedByteBuf;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.FileRegion;
+import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.util.internal.PlatformDependent;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -81,7 +82,8 @@ final class OpenFile {
             return region;
         }
         region.release();
-        return new MappedBody(file, bytes);
+        // HttpContent, as a body part: the access log and the meters count those (and regions), not bare buffers.
+        return new DefaultHttpContent(new MappedBody(file, bytes));
     }
 
     private synchronized ByteBuffer slice(long position, int count) throws IOException {
