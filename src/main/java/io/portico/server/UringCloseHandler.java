@@ -9,10 +9,12 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.unix.Socket;
 import io.netty.channel.unix.UnixChannel;
 import java.io.IOException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
- * On io_uring, shuts the socket's sending side before a close while a write is still pending, so that the close
- * completes when the client reads nothing.
+ * On io_uring, shuts the socket's sending side when a close waits on a write that does not complete, so that the
+ * close completes when the client reads nothing.
  *
  * <p>Why: a send that found the socket's buffer full may run in one of the kernel's io-wq workers as a blocking
  * {@code tcp_sendmsg}, asleep in {@code sk_stream_wait_memory} until the peer reads. Netty's io_uring channel
@@ -23,6 +25,13 @@ import java.io.IOException;
  * bytes it took), Netty's deferred close proceeds, and what the kernel already queued still goes out before the
  * FIN, as after a close on epoll.
  *
+ * <p>Not at once: a handler that writes an error response and closes relies on Netty's deferral, since on io_uring
+ * the response is still in the ring when {@code close()} runs (a shutdown then would drop it, as the framing tests
+ * saw). A write the socket can take completes within microseconds; one still pending {@link #STUCK_SEND_MILLIS} ms later
+ * waits on the peer, and only then is the sending side shut (what the kernel queued still goes out before the FIN;
+ * epoll's close drops what it has not written, too). Cancelled when the channel closes, so the descriptor shut is
+ * never one reused since.
+ *
  * <p>The raw descriptor is used rather than the channel's {@code shutdownOutput()}, which would fail and release
  * the outbound buffers whose memory the in-flight send still reads. First in the pipeline, so it sees the close
  * every other stage (TLS's close_notify included) passes on. Stateless, one instance for all channels.
@@ -30,6 +39,8 @@ import java.io.IOException;
 @ChannelHandler.Sharable
 final class UringCloseHandler extends ChannelOutboundHandlerAdapter {
     static final UringCloseHandler INSTANCE = new UringCloseHandler();
+    /** Far above a write the kernel can take at once, far below the timeouts a stuck client is closed by. */
+    static final long STUCK_SEND_MILLIS = 100;
 
     private UringCloseHandler() { }
 
@@ -39,12 +50,22 @@ final class UringCloseHandler extends ChannelOutboundHandlerAdapter {
         ChannelOutboundBuffer out = ch.unsafe().outboundBuffer();
         // A flushed message stays in the outbound buffer until its send completes: none there, none in flight.
         if (ch.isOpen() && out != null && !out.isEmpty()) {
-            try {
-                new Socket(((UnixChannel) ch).fd().intValue()).shutdown(false, true);
-            } catch (IOException notConnected) {
-                // The peer reset it already: the send has failed or will, and the close goes on without help.
-            }
+            ScheduledFuture<?> stuck = ctx.executor().schedule(() -> shutdownSending(ch), STUCK_SEND_MILLIS,
+                    TimeUnit.MILLISECONDS);
+            ch.closeFuture().addListener(closed -> stuck.cancel(false));
         }
         ctx.close(promise);
+    }
+
+    /** On the channel's loop, as its close is: open here means its descriptor is still this channel's. */
+    private static void shutdownSending(Channel ch) {
+        if (!ch.isOpen()) {
+            return;
+        }
+        try {
+            new Socket(((UnixChannel) ch).fd().intValue()).shutdown(false, true);
+        } catch (IOException notConnected) {
+            // The peer reset it already: the send has failed or will, and the close goes on without help.
+        }
     }
 }
