@@ -27,10 +27,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Not at once: a handler that writes an error response and closes relies on Netty's deferral, since on io_uring
  * the response is still in the ring when {@code close()} runs (a shutdown then would drop it, as the framing tests
- * saw). A write the socket can take completes within microseconds; one still pending {@link #STUCK_SEND_MILLIS} ms later
- * waits on the peer, and only then is the sending side shut (what the kernel queued still goes out before the FIN;
- * epoll's close drops what it has not written, too). Cancelled when the channel closes, so the descriptor shut is
- * never one reused since.
+ * saw). A write the socket can take completes within microseconds; one still pending {@link #STUCK_SEND_MILLIS} ms
+ * later waits on the peer, and only then is the sending side shut (what the kernel queued still goes out before
+ * the FIN; epoll's close drops what it has not written, too). Cancelled when the channel closes, so the
+ * descriptor shut is never one reused since.
  *
  * <p>The raw descriptor is used rather than the channel's {@code shutdownOutput()}, which would fail and release
  * the outbound buffers whose memory the in-flight send still reads. First in the pipeline, so it sees the close
