@@ -25,7 +25,7 @@ public final class ClientLoops implements AutoCloseable {
     private final Transport transport;
     private final int threads;
 
-    /** Loops on the default transport (native epoll where it loads, else NIO). */
+    /** Loops on the default transport (io_uring where it loads, else native epoll, else NIO). */
     public ClientLoops(int threads) {
         this(threads, Transport.detect());
     }

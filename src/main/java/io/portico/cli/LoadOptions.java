@@ -95,7 +95,7 @@ final class LoadOptions {
     Integer threads;
 
     @Option(names = "--transport", paramLabel = "NAME", defaultValue = "${env:PORTICO_TRANSPORT:-auto}",
-            description = "Client I/O: auto (epoll where it loads, else NIO), epoll, io_uring or nio; default "
+            description = "Client I/O: auto (io_uring where it loads, else epoll, else NIO), epoll, io_uring or nio; default "
                     + "$$PORTICO_TRANSPORT or auto.")
     String transport;
 

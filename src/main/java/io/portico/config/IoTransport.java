@@ -3,8 +3,8 @@ package io.portico.config;
 import java.util.Locale;
 
 /**
- * Which Netty transport the event loops use. {@code auto} is native epoll where it loads and NIO elsewhere;
- * {@code io_uring} is chosen explicitly, and a server whose chosen transport cannot load here does not start.
+ * Which Netty transport the event loops use. {@code auto} is io_uring where it loads, else native epoll, else NIO;
+ * a server whose transport chosen by name cannot load here does not start.
  */
 public enum IoTransport {
     AUTO,

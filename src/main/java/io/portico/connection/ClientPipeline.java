@@ -11,6 +11,8 @@ import java.util.List;
  * of protocols ({@link #switchProtocols}), is made here by them.
  */
 public final class ClientPipeline {
+    /** io_uring only: shuts the sending side when a stuck send holds a close (server.UringCloseHandler). */
+    public static final String URING_CLOSE = "uring-close";
     public static final String CONNECTIONS = "connections";
     /** proxy-protocol listeners only: Netty's PROXY header decoder and Portico's checks of it (both then removed). */
     public static final String PROXY_DECODER = "proxy-protocol-decoder";

@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.stream.ChunkedWriteHandler;
@@ -104,6 +105,9 @@ final class ClientChannelInitializer {
         parts.state().add(ch);
         parts.metrics().connectionAccepted();
         ChannelPipeline p = ch.pipeline();
+        if (ch instanceof IoUringSocketChannel) {
+            p.addLast(ClientPipeline.URING_CLOSE, UringCloseHandler.INSTANCE);
+        }
         p.addLast(ClientPipeline.CONNECTIONS, parts.connectionLimiter());
         if (proxyProtocol != null) {
             // Before TLS: a balancer's PROXY header precedes the ClientHello.

@@ -38,9 +38,9 @@ public record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? 
             NioServerSocketChannel.class, NioSocketChannel.class, NioDatagramChannel.class, null);
 
     /**
-     * The transport {@code choice} names. {@code auto} falls back to NIO when epoll does not load (with {@code note}
-     * saying why); a transport named explicitly that cannot load here is an error, as nginx refuses an event method
-     * the system lacks.
+     * The transport {@code choice} names. {@code auto} is io_uring where it loads, else epoll, else NIO (with
+     * {@code note} saying why each was passed over); a transport named explicitly that cannot load here is an
+     * error, as nginx refuses an event method the system lacks.
      */
     public static Transport select(IoTransport choice, Consumer<String> note) throws TransportUnavailableException {
         return switch (choice) {
@@ -55,8 +55,7 @@ public record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? 
                 if (!IoUring.isAvailable()) {
                     throw unavailable("io_uring", IoUring.unavailabilityCause());
                 }
-                yield new Transport("io_uring", IoUringIoHandler.newFactory(), IoUringServerSocketChannel.class,
-                        IoUringSocketChannel.class, IoUringDatagramChannel.class, IoUringChannelOption.SO_REUSEPORT);
+                yield ioUring();
             }
             case NIO -> NIO;
         };
@@ -67,12 +66,27 @@ public record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? 
         return auto(note -> { });
     }
 
+    /**
+     * io_uring first: one ring submission carries many reads and writes, which on the benchmark box (paravirtualized,
+     * where a system call is dear) proxied and served at least as well as epoll in every row measured side by side
+     * (docs/benchmarks.md, io_uring). Kernels or container runtimes that forbid io_uring get epoll, quietly: that is
+     * the common case there, not news.
+     */
     private static Transport auto(Consumer<String> note) {
+        if (IoUring.isAvailable()) {
+            return ioUring();
+        }
         if (Epoll.isAvailable()) {
             return epoll();
         }
         note.accept("native epoll not available (" + reason(Epoll.unavailabilityCause()) + "); using NIO");
         return NIO;
+    }
+
+    /** Built only once io_uring is known to load, as {@link #epoll}. */
+    private static Transport ioUring() {
+        return new Transport("io_uring", IoUringIoHandler.newFactory(), IoUringServerSocketChannel.class,
+                IoUringSocketChannel.class, IoUringDatagramChannel.class, IoUringChannelOption.SO_REUSEPORT);
     }
 
     /** Built only once epoll is known to load: its factory throws where the native library is missing. */

@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.FileRegion;
+import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpResponse;
@@ -82,7 +83,7 @@ final class FileSender {
             entityHeaders(response.headers(), representation, start, length, partial);
             exchange.answering();
             channel.writeAndFlush(response, channel.voidPromise());
-        } else if (cache.sendsFromDescriptor(file) && sendfileAlways(exchange)) {
+        } else if (cache.sendsFromDescriptor(file) && sendfileAlways(exchange) && !splicesDearly(exchange, file)) {
             FileRegion region = cache.cachedRegion(file, start, length);
             if (region != null) {
                 // the common case for a file sent before: no open, no stat, no hop to the file executor
@@ -125,6 +126,15 @@ final class FileSender {
     }
 
     /**
+     * On io_uring Netty sends a file region through a pipe made for the response (pipe2 and two closes outside the
+     * ring, then two splices per 64 KiB), which costs more than one write of bytes the memory cache holds: a file
+     * the cache takes goes from memory there, one gathering write of head and body, as it does over TLS.
+     */
+    private boolean splicesDearly(StaticExchange exchange, FileMeta file) {
+        return cache.fitsInMemory(file) && exchange.client().channel() instanceof IoUringSocketChannel;
+    }
+
+    /**
      * A file's head, its body, then the last content, corked from head to end (nginx's {@code tcp_nopush}). The
      * body is a region of a kept descriptor ({@link FileRegion}) or a file opened for this response
      * ({@link FileChannel}, sent by {@link #writeFile}); either is ours until written, so it is given back if the
@@ -149,7 +159,7 @@ final class FileSender {
         boolean corked = TcpCork.on(channel);
         channel.write(response);
         if (body instanceof FileRegion region) {
-            channel.write(region);
+            channel.write(channel instanceof IoUringSocketChannel ? OpenFile.mapped(region) : region);
         } else {
             writeFile(exchange, (FileChannel) body, start, length);
         }

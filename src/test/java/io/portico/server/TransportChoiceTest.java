@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.netty.channel.epoll.Epoll;
 import io.netty.channel.uring.IoUring;
 import io.portico.testing.RawHttp;
 import io.portico.testing.Response;
@@ -24,8 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code transport}: each choice serves through its own channels, including the sendfile path (a file above the
- * cache's max-file-size goes out as a file region, corked). The whole suite also runs once with
- * {@code PORTICO_TRANSPORT=io_uring} in CI, which the last test checks took effect.
+ * cache's max-file-size goes out as a file region, corked; on io_uring from a mapping of the file). The whole suite
+ * also runs a second time in CI on the transport {@code auto} does not pick ({@code PORTICO_TRANSPORT=epoll}),
+ * which the last test checks took effect.
  */
 class TransportChoiceTest {
     @TempDir
@@ -46,6 +48,25 @@ class TransportChoiceTest {
         servesBothPaths("io_uring", "io_uring");
     }
 
+    /** Explicit epoll keeps working now that {@code auto} prefers io_uring (CI's second pass runs the suite on it). */
+    @Test
+    void epollServesFilesFromMemoryAndBySendfile() throws IOException {
+        assumeTrue(Epoll.isAvailable(), "epoll does not load here");
+        servesBothPaths("epoll", "epoll");
+    }
+
+    /** {@code auto}: io_uring where it loads, then epoll, then NIO. */
+    @Test
+    void autoIsIoUringWhereItLoadsElseEpoll() throws IOException {
+        assumeTrue(Epoll.isAvailable(), "neither native transport loads here (the NIO fallback is tested below)");
+        server = TestServers.start(TestServers.config("transport = auto\n"
+                + "locations = [ { path = \"/\", return = 204 } ]", dir));
+        assertThat(server.transport()).isEqualTo(IoUring.isAvailable() ? "io_uring" : "epoll");
+        try (RawHttp client = new RawHttp(TestServers.port(server))) {
+            assertThat(client.get("/").status()).isEqualTo(204);
+        }
+    }
+
     @Test
     void nioServesFilesFromMemoryAndBySendfile() throws IOException {
         servesBothPaths("nio", "nio");
@@ -58,7 +79,7 @@ class TransportChoiceTest {
     @Test
     void withoutNativeEpollTheDefaultStartsOnNio() throws Exception {
         Path conf = dir.resolve("portico.conf");
-        // transport = auto stated: CI's io_uring run sets PORTICO_TRANSPORT, which the child would inherit.
+        // transport = auto stated: CI's second run sets PORTICO_TRANSPORT, which the child would inherit.
         Files.writeString(conf, "portico { listen = [\"127.0.0.1:0\"], workers = 1, access-log = off, pid-file = off\n"
                 + "transport = auto\n"
                 + "locations = [ { path = \"/\", return = 204 } ] }\n");

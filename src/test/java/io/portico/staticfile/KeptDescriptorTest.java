@@ -60,9 +60,9 @@ class KeptDescriptorTest {
         byte[] first = bytes(1, 100 * 1024);
         Path file = Files.write(site.resolve("f.bin"), first);
         server = TestServers.start("""
-                static.cache { sendfile-from = 64k, revalidate = 200ms }
+                static.cache { sendfile-from = 64k, max-file-size = 64k, revalidate = 200ms }
                 locations = [ { path = "/s/", alias = "%s/" } ]
-                """.formatted(site.toString().replace("\\", "/")));
+                """.formatted(site.toString().replace("\\", "/"))); // above the memory cache: io_uring too
         int port = TestServers.port(server);
         try (RawHttp c = new RawHttp(port)) {
             for (int i = 0; i < 20; i++) {
@@ -74,6 +74,8 @@ class KeptDescriptorTest {
             assertThat(range.status()).isEqualTo(206);
             assertThat(range.body()).isEqualTo(Arrays.copyOfRange(first, 70000, 70100));
             assertThat(descriptorsOf(file)).as("every response from one kept descriptor").isEqualTo(1);
+            assertThat(mappingsOf(file)).as("mapped once on io_uring (OpenFile.mapped), else sent by sendfile")
+                    .isEqualTo(server.transport().equals("io_uring") ? 1 : 0);
 
             // replaced as a deploy does (a new file renamed over the old name): the old inode lives on only
             // through descriptors still open on it
@@ -88,8 +90,34 @@ class KeptDescriptorTest {
                 c.send("GET /s/f.bin HTTP/1.1\r\nHost: x\r\n\r\n"); // keeps the cache's upkeep running
                 assertThat(c.read().body()).isEqualTo(second);
                 assertThat(deletedDescriptorsOf(file)).as("the replaced file's descriptor is closed").isZero();
+                assertThat(deletedMappingsOf(file)).as("and its mapping (io_uring) is unmapped").isZero();
             });
         }
+    }
+
+    /**
+     * A file the memory cache takes (up to max-file-size) goes out from memory on io_uring, where a file region
+     * costs a pipe and two splices per chunk (FileSender.splicesDearly), and from the kept descriptor elsewhere.
+     */
+    @Test
+    void aFileTheMemoryCacheTakesGoesFromMemoryOnIoUringAndFromTheKeptDescriptorElsewhere() throws Exception {
+        byte[] body = bytes(3, 100 * 1024);
+        Path file = Files.write(site.resolve("m.bin"), body);
+        server = TestServers.start("""
+                static.cache { sendfile-from = 64k, max-file-size = 256k }
+                locations = [ { path = "/s/", alias = "%s/" } ]
+                """.formatted(site.toString().replace("\\", "/")));
+        try (RawHttp c = new RawHttp(TestServers.port(server))) {
+            for (int i = 0; i < 3; i++) {
+                c.send("GET /s/m.bin HTTP/1.1\r\nHost: x\r\n\r\n");
+                assertThat(c.read().body()).isEqualTo(body);
+            }
+            c.send("GET /s/m.bin HTTP/1.1\r\nHost: x\r\nRange: bytes=100-199\r\n\r\n");
+            assertThat(c.read().body()).isEqualTo(Arrays.copyOfRange(body, 100, 200));
+        }
+        boolean uring = server.transport().equals("io_uring");
+        assertThat(descriptorsOf(file)).as("descriptors kept open on the file, transport " + server.transport())
+                .isEqualTo(uring ? 0 : 1);
     }
 
     private static byte[] bytes(long seed, int n) {
@@ -108,6 +136,22 @@ class KeptDescriptorTest {
     private static long deletedDescriptorsOf(Path file) throws IOException {
         String deleted = file.toRealPath() + " (deleted)";
         return links().filter(deleted::equals).count();
+    }
+
+    /** This process's mappings of {@code file} as it is now (/proc/self/maps). */
+    private static long mappingsOf(Path file) throws IOException {
+        String real = file.toRealPath().toString();
+        try (Stream<String> maps = Files.lines(Path.of("/proc/self/maps"))) {
+            return maps.filter(l -> l.endsWith(" " + real)).count();
+        }
+    }
+
+    /** This process's mappings of a file that was at {@code file} and has been replaced (/proc/self/maps). */
+    private static long deletedMappingsOf(Path file) throws IOException {
+        String deleted = file.toRealPath() + " (deleted)";
+        try (Stream<String> maps = Files.lines(Path.of("/proc/self/maps"))) {
+            return maps.filter(l -> l.endsWith(deleted)).count();
+        }
     }
 
     private static Stream<String> links() throws IOException {
