@@ -16,6 +16,10 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.uring.IoUringChannelOption;
+import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.resolver.dns.DefaultDnsCache;
 import io.netty.resolver.dns.DefaultDnsCnameCache;
 import io.netty.resolver.dns.DnsAddressResolverGroup;
@@ -216,9 +220,42 @@ final class StoreLanes implements AutoCloseable {
         if (configured.resolver() != null) {
             bootstrap.resolver(configured.resolver());
         }
-        configured.options().forEach((option, value) -> bootstrap.option((ChannelOption<Object>) option, value));
+        configured.options().forEach((option, value) -> {
+            ChannelOption<Object> own = ownTransportsOption((ChannelOption<Object>) option, channel);
+            if (own != null) {
+                bootstrap.option(own, value);
+            }
+        });
         configured.attrs().forEach((key, value) -> bootstrap.attr((AttributeKey<Object>) key, value));
         builder.bootstrap(bootstrap);
+    }
+
+    /**
+     * {@code option} as {@code channel}'s transport names it. Lettuce sets its keep-alive timings with the options of
+     * the transport it would have chosen itself (epoll's {@code TCP_KEEPIDLE}, ...); on a loop of another transport
+     * Netty ignores them with a warning per connection ("Unknown channel option"), so a native transport's option
+     * becomes the lane's transport's option of the same name (io_uring has the same three), and is dropped on NIO,
+     * where the system's keep-alive timings then apply. Portable options pass as they are.
+     */
+    static ChannelOption<Object> ownTransportsOption(ChannelOption<Object> option, Class<? extends Channel> channel) {
+        String name = option.name();
+        int hash = name.indexOf('#');
+        if (hash < 0) {
+            return option;
+        }
+        String declaredBy = name.substring(0, hash);
+        boolean nativeOption = declaredBy.equals(EpollChannelOption.class.getName())
+                || declaredBy.equals(IoUringChannelOption.class.getName());
+        if (!nativeOption) {
+            return option;
+        }
+        String own = EpollSocketChannel.class.isAssignableFrom(channel) ? EpollChannelOption.class.getName()
+                : IoUringSocketChannel.class.isAssignableFrom(channel) ? IoUringChannelOption.class.getName() : null;
+        if (own == null) {
+            return null;
+        }
+        String renamed = own + name.substring(hash);
+        return ChannelOption.exists(renamed) ? ChannelOption.valueOf(renamed) : null;
     }
 
     /**
