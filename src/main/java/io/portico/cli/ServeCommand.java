@@ -45,6 +45,9 @@ final class ServeCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
+        // Before the pid file: whoever reads it (portico reload, a service manager, a test) may signal at once, and a
+        // SIGHUP that came before the handler would have stopped the JVM (its default action) instead of reloading.
+        SignalHandlers.install(() -> running.server().reloadFrom(conf.file, Optional.ofNullable(conf.prefix)));
         PidFile pid = null;
         if (config.pidFile().isPresent()) {
             try {
@@ -58,7 +61,6 @@ final class ServeCommand implements Callable<Integer> {
                 return 1;
             }
         }
-        SignalHandlers.install(() -> running.server().reloadFrom(conf.file, Optional.ofNullable(conf.prefix)));
         CountDownLatch stopped = new CountDownLatch(1);
         PidFile written = pid;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -13,6 +13,7 @@ import io.portico.config.Http2Config;
 import io.portico.config.LimitsConfig;
 import io.portico.config.ProxyProtocolConfig;
 import io.portico.connection.ClientPipeline;
+import io.portico.connection.UringCloseHandler;
 import io.portico.exchange.Route;
 import io.portico.metrics.LocationMeters;
 import io.portico.metrics.ProtocolMeters;

@@ -9,6 +9,7 @@ import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.portico.config.UpstreamConfig;
 import io.portico.config.UpstreamProtocol;
+import io.portico.connection.UringCloseHandler;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -28,6 +29,7 @@ public final class LoopConnections {
     static final int MAX_INITIAL_LINE = 8192;
     /** The name of the connection's own handler, after the codec. */
     static final String HANDLER = "upstream";
+    static final String URING_CLOSE = "uring-close";
 
     private final EventLoop loop;
     private final UpstreamConfig config;
@@ -180,6 +182,10 @@ public final class LoopConnections {
     }
 
     private void addHandlers(ChannelPipeline p, UpstreamServer server, UpstreamConnection c) {
+        if (transport == Transport.IO_URING) {
+            // An app that stops reading a request body would otherwise hold the connection's close for ever.
+            p.addLast(URING_CLOSE, UringCloseHandler.INSTANCE);
+        }
         if (config.protocol() == UpstreamProtocol.UWSGI) {
             UwsgiCodec.addTo(p, decoder, config.proxyMaxHeaderCount());
         } else if (config.protocol() == UpstreamProtocol.FASTCGI) {

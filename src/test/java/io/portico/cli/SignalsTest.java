@@ -62,7 +62,12 @@ class SignalsTest {
 
             Files.writeString(conf, text.replace("body = \"ok\"", "body = \"after HUP\""));
             kill("HUP", serve.pid());
-            await().atMost(Duration.ofSeconds(10)).until(() -> get(port, "/x").equals("after HUP"));
+            try {
+                await().atMost(Duration.ofSeconds(10)).until(() -> get(port, "/x").equals("after HUP"));
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                throw new AssertionError("no reload within 10 s of SIGHUP; the server said:\n"
+                        + String.join("\n", Files.readAllLines(output)), e);
+            }
             assertThat(serve.isAlive()).as("alive after SIGHUP").isTrue();
 
             Files.writeString(conf, text.replace("body = \"ok\"", "body = \"after portico reload\""));

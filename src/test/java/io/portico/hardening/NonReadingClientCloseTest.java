@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * A client that never reads its large response is closed by send-timeout, and the close completes while the client
  * still reads nothing: its access log line is written. On io_uring a send blocked on the client's full socket
- * buffer kept the close pending until the client read (server.UringCloseHandler), which a test whose client reads
+ * buffer kept the close pending until the client read (connection.UringCloseHandler), which a test whose client reads
  * to the close (SlowClientsTest) cannot see. Static file (a file region) and proxied body (buffers) alike; CI runs
  * it on epoll and on io_uring.
  */

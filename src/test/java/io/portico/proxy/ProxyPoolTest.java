@@ -174,8 +174,28 @@ class ProxyPoolTest {
                 Response r = client.read();
                 assertThat(r.status()).isEqualTo(504);
                 assertThat(proxy.log().note()).contains("send timed out");
+                // And the upstream connection is really closed, though a send to it is stuck on the full buffer
+                // (on io_uring the close waited for that send for ever until the sending side was shut).
+                await().atMost(Duration.ofSeconds(3))
+                        .until(() -> establishedTo(port) == 0);
             }
         }
+    }
+
+    /** Established TCP connections of this host whose remote port is {@code port} (Linux's /proc). */
+    private static long establishedTo(int port) throws java.io.IOException {
+        String remote = String.format(":%04X ", port);
+        long n = 0;
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of(table))) {
+                String[] f = line.trim().split("\\s+");
+                // sl local_address rem_address st ...: state 01 is ESTABLISHED
+                if (f.length > 3 && (f[2] + " ").endsWith(remote) && f[3].equals("01")) {
+                    n++;
+                }
+            }
+        }
+        return n;
     }
 
     @Test

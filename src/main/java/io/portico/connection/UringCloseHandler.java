@@ -1,4 +1,4 @@
-package io.portico.server;
+package io.portico.connection;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -14,13 +14,15 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * On io_uring, shuts the socket's sending side when a close waits on a write that does not complete, so that the
- * close completes when the client reads nothing.
+ * close completes when the peer reads nothing: a client connection's (first in its pipeline) and an upstream
+ * connection's (an app that stops reading a request body).
  *
  * <p>Why: a send that found the socket's buffer full may run in one of the kernel's io-wq workers as a blocking
  * {@code tcp_sendmsg}, asleep in {@code sk_stream_wait_memory} until the peer reads. Netty's io_uring channel
  * defers its close until every submitted write has completed, and the ASYNC_CANCEL it submits for the write does
  * not wake such a send (seen on Linux 6.18: the worker's stack stays in {@code sk_stream_wait_memory}). So a
- * client that reads nothing kept the connection, its descriptor, its buffers and its access log line forever.
+ * client that reads nothing kept the connection, its descriptor, its buffers and its access log line forever, and
+ * an upstream that reads nothing its connection.
  * {@code shutdown(SHUT_WR)} marks the socket SEND_SHUTDOWN and wakes its writers: the send completes (EPIPE or the
  * bytes it took), Netty's deferred close proceeds, and what the kernel already queued still goes out before the
  * FIN, as after a close on epoll.
@@ -37,8 +39,8 @@ import java.util.concurrent.TimeUnit;
  * every other stage (TLS's close_notify included) passes on. Stateless, one instance for all channels.
  */
 @ChannelHandler.Sharable
-final class UringCloseHandler extends ChannelOutboundHandlerAdapter {
-    static final UringCloseHandler INSTANCE = new UringCloseHandler();
+public final class UringCloseHandler extends ChannelOutboundHandlerAdapter {
+    public static final UringCloseHandler INSTANCE = new UringCloseHandler();
     /** Far above a write the kernel can take at once, far below the timeouts a stuck client is closed by. */
     static final long STUCK_SEND_MILLIS = 100;
 
