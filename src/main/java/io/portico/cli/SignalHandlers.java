@@ -43,7 +43,15 @@ final class SignalHandlers {
 
     private static void handle(String name, sun.misc.SignalHandler handler) {
         try {
-            Signal.handle(new Signal(name), handler);
+            sun.misc.SignalHandler before = Signal.handle(new Signal(name), handler);
+            if (before == sun.misc.SignalHandler.SIG_IGN && name.equals("HUP")) {
+                // HotSpot leaves a shutdown signal (HUP, INT, TERM) that was ignored when the JVM started ignored,
+                // and says so only by returning SIG_IGN: under nohup (or a parent that ignores HUP) a reload by
+                // signal would do nothing, silently.
+                log.warn("SIGHUP was ignored when this process started (nohup?): the JVM keeps it ignored, so"
+                        + " SIGHUP and `portico reload` will not reload; start portico without nohup (a service"
+                        + " manager starts it with SIGHUP at its default) to reload by signal");
+            }
         } catch (IllegalArgumentException e) {
             // the platform has no such signal, or the JVM keeps it for itself (-Xrs): the default stays
             log.warn("cannot handle SIG{} here ({}); it keeps its default action", name, e.getMessage());
