@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.portico.server.PorticoServer;
+import io.portico.testing.LogCapture;
 import io.portico.testing.RawHttp;
 import io.portico.testing.Response;
 import io.portico.testing.TestServers;
@@ -52,7 +53,8 @@ class SlowClientsTest {
                 RecordingUpstream.keepAliveOk(c, r);
             }
         });
-        server = TestServers.start("limits { send-timeout = 300ms, client-header-timeout = 300ms }\n"
+        server = TestServers.start("access-log = \"" + root.resolve("access.log") + "\"\n"
+                + "limits { send-timeout = 300ms, client-header-timeout = 300ms }\n"
                 + "upstreams { app { servers = [{ address = \"" + upstream.address()
                 + "\", max-fails = 0 }], retries = 0, read-timeout = 5s } }\n"
                 + "locations = [ { path = \"/app/\", proxy = app }, { path = \"/\", root = \"" + root + "/\" } ]");
@@ -65,6 +67,7 @@ class SlowClientsTest {
         upstream.close();
         Files.deleteIfExists(root.resolve("large.bin"));
         Files.deleteIfExists(root.resolve("small.txt"));
+        Files.deleteIfExists(root.resolve("access.log"));
         Files.deleteIfExists(root);
     }
 
@@ -86,6 +89,27 @@ class SlowClientsTest {
             try (RawHttp c = new RawHttp(port)) {
                 assertThat(c.send("GET /app/after HTTP/1.1\r\nHost: x\r\n\r\n").read().text()).startsWith("ok 0 ");
             }
+        }
+    }
+
+    /**
+     * And the close completes while the client still reads nothing: its access log line is written. On io_uring a
+     * send blocked on the client's full socket buffer kept the close pending until the client read
+     * (connection.UringCloseHandler), which the test above, whose client reads to the close, cannot see.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/large.bin", "/app/large"})
+    void aClientThatReadsNothingIsClosedBySendTimeoutWithoutReading(String target) throws Exception {
+        try (LogCapture access = new LogCapture("portico.access");
+                RawHttp stalled = RawHttp.withReceiveBuffer(port, 16 * 1024)) {
+            stalled.send("GET " + target + " HTTP/1.1\r\nHost: x\r\n\r\n");
+            // The line is written as the connection closes: 300 ms of send-timeout, far less than this.
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> access.lines().stream().anyMatch(l -> l.contains("GET " + target + " ")));
+            assertThat(access.lines().stream().filter(l -> l.contains("GET " + target + " ")).findFirst()
+                    .orElseThrow()).contains("\" 200 ").endsWith(" incomplete");
+            // Reading now drains what the kernel queued up to the server's FIN (or its reset).
+            assertThat(stalled.readToClose().length).as("bytes before the close").isLessThan(LARGE);
         }
     }
 
