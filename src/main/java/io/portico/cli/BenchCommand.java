@@ -89,6 +89,7 @@ public final class BenchCommand implements Callable<Integer> {
             if (load.clientWarmup) {
                 ClientWarmup.run(loops, options);
             }
+            StartupHeap.settle(); // the client's own pauses would count in every latency it measures
             result = new BenchRun(options, loops, System.console() != null ? err : null, err).run();
         } catch (IllegalArgumentException e) {
             err.println("portico bench: " + e.getMessage());

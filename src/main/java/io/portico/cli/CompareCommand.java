@@ -113,6 +113,7 @@ final class CompareCommand implements Callable<Integer> {
             if (load.clientWarmup) {
                 ClientWarmup.run(loops, options);
             }
+            StartupHeap.settle(); // the client's own pauses would count in every latency it measures
             if (a == null) {
                 Path dir = Files.createTempDirectory("portico-bench-");
                 for (Scenario s : new BuiltInScenarios(options, rounds, BuiltInScenarios.javaPrefix(), MAIN_CLASS, dir,

@@ -45,6 +45,7 @@ final class ServeCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
+        StartupHeap.settle(); // before the pid file says the server is ready
         // Before the pid file: whoever reads it (portico reload, a service manager, a test) may signal at once, and a
         // SIGHUP that came before the handler would have stopped the JVM (its default action) instead of reloading.
         SignalHandlers.install(() -> running.server().reloadFrom(conf.file, Optional.ofNullable(conf.prefix)));
