@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
+import io.portico.exchange.HttpDates;
 import io.portico.exchange.ResponseHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ConcurrentHashMap;

@@ -23,6 +23,7 @@ import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.portico.connection.ExchangeEvents;
 import io.portico.connection.ReadGate;
+import io.portico.exchange.HttpDates;
 import java.util.ArrayDeque;
 
 /**

@@ -11,6 +11,7 @@ import io.portico.config.ConfigLoader;
 import io.portico.config.InvalidConfigException;
 import io.portico.config.ListenAddress;
 import io.portico.config.PorticoConfig;
+import io.portico.exchange.HttpDates;
 import io.portico.metrics.AccessLog;
 import io.portico.metrics.PorticoMetrics;
 import java.io.IOException;
@@ -86,6 +87,9 @@ public final class PorticoServer implements AutoCloseable {
             throw new ListenException("transport = " + config.transport().configName() + ": " + e.getMessage()
                     + "; transport = auto picks epoll or NIO", e);
         }
+        // The Date header's formatter loads the JDK's locale data on its first use (30-40 ms, about 1 MB kept): here,
+        // not on the first request.
+        HttpDates.now();
         PorticoServer server = new PorticoServer(config, transport);
         try {
             for (ListenerKey key : server.current.get().listenerKeys()) {

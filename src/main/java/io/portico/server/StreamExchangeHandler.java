@@ -12,6 +12,7 @@ import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.portico.connection.ExchangeEvents;
+import io.portico.exchange.HttpDates;
 
 /**
  * The owner of an HTTP/2 stream's exchange, as {@link KeepAliveHandler} is of an HTTP/1.1 connection's: it tells

@@ -16,6 +16,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.portico.connection.ExchangeEvents;
 import io.portico.connection.ExchangeObserver;
 import io.portico.connection.ReadGate;
+import io.portico.exchange.HttpDates;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 

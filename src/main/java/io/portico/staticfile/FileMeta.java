@@ -1,9 +1,8 @@
 package io.portico.staticfile;
 
-import io.netty.handler.codec.DateFormatter;
 import io.netty.util.AsciiString;
+import io.portico.exchange.HttpDates;
 import java.nio.file.Path;
-import java.util.Date;
 import java.util.Objects;
 
 /**
@@ -93,7 +92,7 @@ record FileMeta(
             FileMeta[] variants) {
         long seconds = Math.floorDiv(mtimeMillis, 1000L);
         String etag = "\"" + Long.toHexString(seconds) + "-" + Long.toHexString(size) + "\"";
-        String lastModified = DateFormatter.format(new Date(seconds * 1000));
+        String lastModified = HttpDates.format(seconds);
         return new FileMeta(Kind.FILE, key, path, real, size, mtimeMillis, etag, lastModified, contentType, variants,
                 HeaderValues.of(size, contentType, lastModified, etag), new Freshness());
     }

@@ -1,4 +1,4 @@
-package io.portico.server;
+package io.portico.exchange;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
