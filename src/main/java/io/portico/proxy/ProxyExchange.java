@@ -33,7 +33,9 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener, Atte
     private List<UpstreamServer> tried;
     private final long readTimeoutNanos;
     private final long sendTimeoutNanos;
-    private final Failover failover;
+    private final boolean idempotent;
+    /** Made on the first failure, like {@link #tried}: most exchanges never fail and need no retry decisions. */
+    private Failover failover;
     private final RequestForwarder request;
     private final ResponseRelay response;
     private final ResponseTap tap;
@@ -49,7 +51,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener, Atte
         this.hashKey = settings.pool().hashKey().evaluate(request, client.path(), client.clientAddress());
         this.readTimeoutNanos = settings.pool().config().readTimeout().toNanos();
         this.sendTimeoutNanos = settings.pool().config().sendTimeout().toNanos();
-        this.failover = new Failover(settings.retries(), Methods.idempotent(request.method()));
+        this.idempotent = Methods.idempotent(request.method());
         boolean websocket = HopByHop.isWebSocketUpgrade(request.headers());
         this.response = new ResponseRelay(this, settings, client, request, websocket, tap);
         this.request = new RequestForwarder(this, settings, client, request, websocket);
@@ -94,7 +96,9 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener, Atte
             tried.add(s);
         }
         lastTried = s;
-        failover.tried();
+        if (failover != null) {
+            failover.tried();
+        }
         attemptOn(s, false);
     }
 
@@ -226,6 +230,11 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener, Atte
             return;
         }
         lastFailure = failure;
+        if (failover == null) {
+            // The first failure comes after exactly one try: a fresh retry on the same server is not a new try.
+            failover = new Failover(settings.retries(), idempotent);
+            failover.tried();
+        }
         Failover.Next next = failover.after(failure.kind(), a.isRequestSent(), a.reused(), request.replayable());
         a.end(false);
         if (next == Failover.Next.SAME_SERVER_FRESH) {
