@@ -140,6 +140,7 @@ final class RedisZoneStore implements SharedZoneStore {
      */
     @Override
     public CompletableFuture<Answer> take(ClientKey key, ScheduledExecutorService timer) {
+        long entered = System.nanoTime(); // store-timeout counts from here, not from when the command was sent
         Handle handle = recent.getIfPresent(key);
         if (handle != null) {
             long left = handle.rejectedUntil - fallbackClock.nanoTime();
@@ -164,7 +165,10 @@ final class RedisZoneStore implements SharedZoneStore {
         } catch (RuntimeException e) { // the client refused the command before sending it
             return CompletableFuture.completedFuture(failed(node, key, e));
         }
-        return StoreDeadline.race(reply, timer, timeoutNanos, v -> {
+        // what was spent here before the command left (the key's routing, Lettuce's write: 0.1-2.3 ms measured in a
+        // failover) is part of the request's wait, so the deadline is that much sooner
+        long remaining = timeoutNanos - (System.nanoTime() - entered);
+        return StoreDeadline.race(reply, timer, Math.max(remaining, 0), v -> {
             health.succeeded(node);
             if (v < 0) {
                 // counted from when Redis was asked: its wait counts from its answer, later, so the local
