@@ -28,7 +28,9 @@ public final class Main {
     public static void main(String[] args) {
         defaultAllocatorEventsOff(); // first: Netty reads the property once, when its first class initialises
         defaultLeakDetectionOff();
-        System.exit(run(args));
+        int code = run(args);
+        Logs.flush();
+        System.exit(code);
     }
 
     /**

@@ -69,6 +69,7 @@ final class ServeCommand implements Callable<Integer> {
             if (written != null) {
                 written.remove();
             }
+            Logs.flush(); // after the drain's lines
             stopped.countDown();
         }, "portico-shutdown"));
         try {
