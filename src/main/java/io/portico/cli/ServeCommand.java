@@ -11,6 +11,7 @@ import java.util.Optional;
 import org.slf4j.LoggerFactory;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -45,16 +46,31 @@ final class ServeCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
-        StartupHeap.settle(); // before the pid file says the server is ready
-        // Before the pid file: whoever reads it (portico reload, a service manager, a test) may signal at once, and a
-        // SIGHUP that came before the handler would have stopped the JVM (its default action) instead of reloading.
+        // The shutdown hook and the signal handlers first: the listeners accept from now on, and a SIGTERM that came
+        // before the hook would end the JVM without the drain (a test sending it as soon as the port accepted saw
+        // that once the start-up collection below made the window tens of milliseconds long); a SIGHUP before its
+        // handler would stop the JVM (its default action) instead of reloading.
+        AtomicReference<PidFile> written = new AtomicReference<>();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Thread shutdown = new Thread(() -> {
+            running.close();
+            PidFile p = written.get();
+            if (p != null) {
+                p.remove();
+            }
+            Logs.flush(); // after the drain's lines
+            stopped.countDown();
+        }, "portico-shutdown");
+        Runtime.getRuntime().addShutdownHook(shutdown);
         SignalHandlers.install(() -> running.server().reloadFrom(conf.file, Optional.ofNullable(conf.prefix)));
-        PidFile pid = null;
+        StartupHeap.settle(); // before the pid file says the server is ready
         if (config.pidFile().isPresent()) {
             try {
-                pid = PidFile.write(config.pidFile().get());
+                written.set(PidFile.write(config.pidFile().get()));
             } catch (IOException e) {
-                // as nginx: a server that `portico reload` could not find does not start
+                // as nginx: a server that `portico reload` could not find does not start (closed here, at once: the
+                // hook's drain would wait drain-delay for a server nobody was told of)
+                Runtime.getRuntime().removeShutdownHook(shutdown);
                 running.close();
                 err.println("portico: cannot write pid-file " + config.pidFile().get() + ": " + e
                         + " (pid-file = off to run without one)");
@@ -62,16 +78,6 @@ final class ServeCommand implements Callable<Integer> {
                 return 1;
             }
         }
-        CountDownLatch stopped = new CountDownLatch(1);
-        PidFile written = pid;
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            running.close();
-            if (written != null) {
-                written.remove();
-            }
-            Logs.flush(); // after the drain's lines
-            stopped.countDown();
-        }, "portico-shutdown"));
         try {
             stopped.await();
         } catch (InterruptedException e) {
