@@ -7,11 +7,11 @@ import io.portico.demo.DemoApp;
 import io.portico.demo.DemoAppStartException;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.Optional;
 import org.slf4j.LoggerFactory;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -38,40 +38,46 @@ final class ServeCommand implements Callable<Integer> {
             return 1;
         }
         ConfigWarnings.of(config).forEach(w -> err.println("warning: " + w));
-        Running running;
-        try {
-            running = Running.start(config);
-        } catch (ListenException e) {
-            err.println("portico: " + e.getMessage());
-            err.flush();
-            return 1;
-        }
-        // The shutdown hook and the signal handlers first: the listeners accept from now on, and a SIGTERM that came
-        // before the hook would end the JVM without the drain (a test sending it as soon as the port accepted saw
-        // that once the start-up collection below made the window tens of milliseconds long); a SIGHUP before its
-        // handler would stop the JVM (its default action) instead of reloading.
-        AtomicReference<PidFile> written = new AtomicReference<>();
+        // The shutdown hook and the signal handlers come before the listeners bind: from the bind on the server
+        // accepts, and a SIGTERM with no hook yet would end the JVM without the drain (a test sending it as soon as
+        // the port accepted saw that), a SIGHUP with no handler would stop it (its default action). A signal during
+        // the start waits for the start to end, then acts on what started.
+        Startup startup = new Startup();
         CountDownLatch stopped = new CountDownLatch(1);
         Thread shutdown = new Thread(() -> {
-            running.close();
-            PidFile p = written.get();
-            if (p != null) {
-                p.remove();
-            }
+            startup.stop().ifPresent(Running::close);
+            startup.pidFile().ifPresent(PidFile::remove);
             Logs.flush(); // after the drain's lines
             stopped.countDown();
         }, "portico-shutdown");
         Runtime.getRuntime().addShutdownHook(shutdown);
-        SignalHandlers.install(() -> running.server().reloadFrom(conf.file, Optional.ofNullable(conf.prefix)));
+        SignalHandlers.install(() -> startup.awaitStarted().ifPresent(
+                r -> r.server().reloadFrom(conf.file, Optional.ofNullable(conf.prefix))));
+        Running running;
+        try {
+            running = Running.start(config);
+        } catch (ListenException e) {
+            startup.failed();
+            removeHook(shutdown);
+            err.println("portico: " + e.getMessage());
+            err.flush();
+            return 1;
+        } catch (RuntimeException e) {
+            startup.failed();
+            removeHook(shutdown);
+            throw e;
+        }
+        startup.started(running);
         StartupHeap.settle(); // before the pid file says the server is ready
         if (config.pidFile().isPresent()) {
             try {
-                written.set(PidFile.write(config.pidFile().get()));
+                startup.writePidFile(config.pidFile().get());
             } catch (IOException e) {
                 // as nginx: a server that `portico reload` could not find does not start (closed here, at once: the
                 // hook's drain would wait drain-delay for a server nobody was told of)
-                Runtime.getRuntime().removeShutdownHook(shutdown);
-                running.close();
+                if (removeHook(shutdown)) {
+                    running.close();
+                }
                 err.println("portico: cannot write pid-file " + config.pidFile().get() + ": " + e
                         + " (pid-file = off to run without one)");
                 err.flush();
@@ -84,6 +90,75 @@ final class ServeCommand implements Callable<Integer> {
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    /** False when the JVM is already shutting down: the hook runs (or ran) and owns the close. */
+    private static boolean removeHook(Thread hook) {
+        try {
+            return Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            return false;
+        }
+    }
+
+    /**
+     * The start as the signal threads and the shutdown hook see it: one owner of what started, of whether a stop
+     * came, and of the pid file, so that a stop during the start closes what started and never leaves a pid file
+     * behind.
+     */
+    static final class Startup {
+        private final CountDownLatch ended = new CountDownLatch(1);
+        private Running running;
+        private boolean stopping;
+        private PidFile pidFile;
+
+        synchronized void started(Running r) {
+            running = r;
+            ended.countDown();
+        }
+
+        void failed() {
+            ended.countDown();
+        }
+
+        /** Waits for the start to end: it only binds, so a signal during it waits a few milliseconds. */
+        Optional<Running> awaitStarted() {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    ended.await();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            synchronized (this) {
+                return Optional.ofNullable(running);
+            }
+        }
+
+        /** Marks the stop and returns what to close; once called no pid file is written. */
+        Optional<Running> stop() {
+            Optional<Running> r = awaitStarted();
+            synchronized (this) {
+                stopping = true;
+            }
+            return r;
+        }
+
+        synchronized Optional<PidFile> pidFile() {
+            return Optional.ofNullable(pidFile);
+        }
+
+        /** Writes the pid file unless a stop has begun (the hook would not remove one written after it looked). */
+        synchronized void writePidFile(Path path) throws IOException {
+            if (!stopping) {
+                pidFile = PidFile.write(path);
+            }
+        }
     }
 
     /** What serve runs: the server, and the demo app first when the config enables it. */
