@@ -1,13 +1,12 @@
 package io.portico.staticfile;
 
-import io.netty.handler.codec.DateFormatter;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
+import io.portico.exchange.HttpDates;
 import io.portico.exchange.PerSecond;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Date;
 import java.util.Optional;
 
 /**
@@ -21,7 +20,7 @@ final class CachingHeaders {
     private final AsciiString cacheControl;
     /** Keyed by the Expires second itself, so the value is exactly the one a per-request format would give. */
     private final PerSecond<AsciiString> expiresAt =
-            new PerSecond<>(second -> new AsciiString(DateFormatter.format(new Date(second * 1000))));
+            new PerSecond<>(second -> new AsciiString(HttpDates.format(second)));
 
     CachingHeaders(Optional<Duration> expires, Optional<String> cacheControl, Clock clock) {
         this.clock = clock;
