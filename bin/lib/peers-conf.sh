@@ -81,3 +81,45 @@ peers_start() {
   chmod 755 "$(dirname "$PEERS_RUN")" # nginx's workers run as nobody and use their temporary directories there
   "$1/peers.sh" start "$3" "$4" "$5" >/dev/null
 }
+
+# The /fast/ app as a process of its own (an nginx with one worker answering "Hello, World!"), as an app server is
+# in production, so that both fronts pay the same hop to another process. origin_prepare takes the stand-in's
+# server block out of PEERS_DIR's front template (PEERS_DIR must be a copy: never write into ../shared) and
+# writes the origin's configuration under RUN_DIR/origin; origin_start starts it, origin_stop stops it.
+#   origin_prepare RUN_DIR PEERS_DIR FAST_PORT; origin_start RUN_DIR FAST_PORT; origin_pids RUN_DIR; origin_stop RUN_DIR
+origin_prepare() {
+  local run=$1 peers=$2 fast_port=$3
+  awk '
+    /^  server \{/ {block = $0 "\n"; inside = 1; next}
+    inside {block = block $0 "\n"; if ($0 ~ /listen 127\.0\.0\.1:@FAST@/) fast = 1
+            if ($0 ~ /^  \}/) {if (!fast) printf "%s", block; inside = 0; fast = 0}; next}
+    {print}' "$peers/nginx.conf.tpl" > "$run/nginx.conf.tpl"
+  grep -q '@FAST@;' "$run/nginx.conf.tpl" && ! grep -q 'listen 127.0.0.1:@FAST@' "$run/nginx.conf.tpl" \
+    || { echo "could not take the stand-in app out of $peers/nginx.conf.tpl" >&2; return 1; }
+  mv "$run/nginx.conf.tpl" "$peers/nginx.conf.tpl"
+  mkdir -p "$run/origin"
+  cat > "$run/origin/nginx.conf" <<CONF
+worker_processes 1; daemon off; pid $run/origin/nginx.pid; error_log $run/origin/error.log warn;
+events { worker_connections 16384; }
+http {
+  access_log off; keepalive_requests 100000;
+$(for t in client_body proxy fastcgi uwsgi scgi; do echo "  ${t}_temp_path $run/origin/$t;"; done)
+  server { listen 127.0.0.1:$fast_port reuseport; location / { return 200 "Hello, World!"; } }
+}
+CONF
+}
+origin_start() {
+  setsid nginx -c "$1/origin/nginx.conf" >/dev/null 2>&1 &
+  wait_http "http://127.0.0.1:$2/" "$1/origin/error.log"
+}
+origin_pids() {
+  local master
+  master=$(cat "$1/origin/nginx.pid")
+  echo "$master $(pgrep -P "$master" | tr '\n' ' ')"
+}
+origin_stop() {
+  if [[ -f $1/origin/nginx.pid ]]; then
+    kill "$(cat "$1/origin/nginx.pid")" 2>/dev/null && sleep 0.3
+  fi
+  return 0
+}
