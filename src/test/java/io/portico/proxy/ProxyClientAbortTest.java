@@ -5,10 +5,13 @@ import static io.portico.proxy.TestConfigs.target;
 import static io.portico.proxy.TestConfigs.upstream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.portico.config.TargetConfig;
 import io.portico.config.UpstreamConfig;
 import io.portico.config.UpstreamServerConfig;
+import io.netty.channel.uring.IoUring;
+import io.portico.metrics.Scrape;
 import io.portico.server.PorticoServer;
 import io.portico.testing.LogCapture;
 import io.portico.testing.RawHttp;
@@ -29,6 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A client that sends its FIN (shutdown(SHUT_WR)) while its proxied response is awaited or relayed: the exchange is
@@ -97,6 +101,72 @@ class ProxyClientAbortTest {
                 }
                 // Not retried: the other server never saw the request.
                 assertThat(first.requests.size() + second.requests.size()).isEqualTo(1);
+            }
+        }
+    }
+
+    /**
+     * A request delayed by a rate limit (no nodelay) whose client sends its FIN meanwhile is never forwarded (499),
+     * as nginx ends it during limit_req's delay: a POST is not carried out for a client that has gone. (It went to
+     * the app once its delay was over, and was aborted only then.)
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"epoll", "io_uring"})
+    void finWhileARateLimitDelaysTheRequestDropsItUnsent(String transport) throws Exception {
+        assumeTrue(!transport.equals("io_uring") || IoUring.isAvailable(), "io_uring does not load here");
+        try (TestUpstream app = new TestUpstream(TestUpstream.ok("fine"))) {
+            PorticoServer server = TestServers.start("""
+                    transport = %s
+                    upstreams { app { servers = ["127.0.0.1:%d"] } }
+                    rate-limits { z { rate = 2r/s, burst = 5 } }
+                    locations = [
+                      { path = "/", proxy = app, rate-limit = z }
+                      { exact = "/m", metrics = prometheus }
+                    ]
+                    """.formatted(transport, app.port()));
+            try {
+                int port = TestServers.port(server);
+                try (RawHttp first = new RawHttp(port)) { // takes the token: the next ones wait 0.5 s, 1 s
+                    first.send("GET /first HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+                    assertThat(first.read().status()).isEqualTo(200);
+                }
+                try (RawHttp gone = new RawHttp(port); RawHttp stays = new RawHttp(port)) {
+                    gone.send("POST /gone HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc").shutdownOutput();
+                    await().ignoreExceptions().until(() -> Scrape.of(port, "/m").get("portico_http_requests_total{host=\"\","
+                            + "location=\"/\",method=\"POST\",code=\"499\"}") == 1);
+                    stays.send("GET /stays HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+                    // answered after its delay, which ends after /gone's: /gone would be at the app by then
+                    assertThat(stays.read().status()).isEqualTo(200);
+                    gone.setTimeout(5000);
+                    assertThat(gone.readToClose()).as("no response, the connection closed").isEmpty();
+                }
+                assertThat(app.requests).extracting(TestUpstream.Request::uri).containsExactly("/first", "/stays");
+            } finally {
+                server.stop();
+            }
+        }
+    }
+
+    /** With {@code ignore-client-abort = true} the FIN during the delay is a half-close: forwarded, and answered. */
+    @Test
+    void finWhileARateLimitDelaysTheRequestIsAHalfCloseWhereClientAbortsAreIgnored() throws Exception {
+        try (TestUpstream app = new TestUpstream(TestUpstream.ok("fine"))) {
+            PorticoServer server = TestServers.start("""
+                    upstreams { app { servers = ["127.0.0.1:%d"] } }
+                    rate-limits { z { rate = 2r/s, burst = 5 } }
+                    locations = [ { path = "/", proxy = app, rate-limit = z, ignore-client-abort = true } ]
+                    """.formatted(app.port()));
+            try (RawHttp first = new RawHttp(TestServers.port(server));
+                    RawHttp halfClosed = new RawHttp(TestServers.port(server))) {
+                first.send("GET /first HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+                assertThat(first.read().status()).isEqualTo(200);
+                halfClosed.send("POST /half HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc").shutdownOutput();
+                Response r = halfClosed.read();
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.text()).isEqualTo("fine");
+                assertThat(app.requests).extracting(TestUpstream.Request::uri).containsExactly("/first", "/half");
+            } finally {
+                server.stop();
             }
         }
     }
