@@ -329,6 +329,9 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener, Atte
     @Override
     public void onClientClosed() {
         if (!finished) {
+            if (current != null) {
+                logAttempt(current); // the 499's $upstream_addr: the server it was waiting on
+            }
             finish();
         }
     }

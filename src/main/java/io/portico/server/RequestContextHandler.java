@@ -148,7 +148,11 @@ final class RequestContextHandler extends ChannelDuplexHandler implements Exchan
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        RequestContext rc = current;
+        // The stages after this one first: the exchange that was waiting notes what it was waiting on (a proxy
+        // its upstream's address, as nginx's $upstream_addr of a 499), then the line is written.
+        ctx.fireChannelInactive();
+        RequestContext rc = current; // still unanswered once they have heard of the close
+        current = null;
         if (rc != null && accessLog.enabled()) {
             // The client left before its response was complete; nginx logs these as 499.
             if (!rc.responseStarted) {
@@ -162,8 +166,6 @@ final class RequestContextHandler extends ChannelDuplexHandler implements Exchan
             }
             count(rc);
         }
-        current = null;
-        ctx.fireChannelInactive();
     }
 
     /** The request's counters: once, when its response ends or its client leaves. */

@@ -106,6 +106,28 @@ class ProxyClientAbortTest {
     }
 
     /**
+     * A client whose connection is reset while its response is awaited: 499, with the server it was waiting on in
+     * the access log (nginx's $upstream_addr of a 499), as for a FIN.
+     */
+    @Test
+    void resetWhileTheResponseHeadIsAwaitedLogs499WithTheServer() throws Exception {
+        CountDownLatch gone = new CountDownLatch(1);
+        try (TestUpstream app = new TestUpstream(silentUntilClosed(gone));
+                ProxiedServer proxy = new ProxiedServer(
+                        TestConfigs.withReadTimeout(upstream(List.of(server(app.port()))), READ_TIMEOUT),
+                        target(false, false), MIB, 1, true)) {
+            RawHttp client = new RawHttp(proxy.port());
+            client.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n");
+            await().until(() -> app.requests.size() == 1);
+            client.socket().setSoLinger(true, 0);
+            client.close(); // an RST
+            assertThat(gone.await(5, TimeUnit.SECONDS)).as("upstream connection closed").isTrue();
+            assertThat(proxy.accessLines(1).get(0)).contains("\"GET /slow HTTP/1.1\" 499 0 ")
+                    .contains("uaddr=127.0.0.1:" + app.port());
+        }
+    }
+
+    /**
      * A request delayed by a rate limit (no nodelay) whose client sends its FIN meanwhile is never forwarded (499),
      * as nginx ends it during limit_req's delay: a POST is not carried out for a client that has gone. (It went to
      * the app once its delay was over, and was aborted only then.)
