@@ -13,7 +13,8 @@ public interface StoreMeters {
     /**
      * A decision's command was answered, {@code nanos} after it was sent: Redis's round trip as the loop saw it (the
      * write, the network, Redis's queue and script, and the loop's wait to read the reply). A reply that came after
-     * store-timeout is counted too; a command never answered is not.
+     * store-timeout is counted too; a command that failed (an error reply, a lost connection) or was never answered
+     * is not.
      */
     default void answered(long nanos) {}
 
