@@ -27,8 +27,9 @@ final class CheckCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--connect", description = "Also connect to each Redis store the zones name and say what answered"
-            + " (server, version, mode, nodes), or why not: exit 2 if one cannot be reached.")
+    @Option(names = "--connect", description = "Also connect to each Redis store the zones name, say what answered"
+            + " (server, version, mode, nodes) and run a decision's commands there (scripts loaded, EVALSHA by key),"
+            + " or say why not: exit 2 if a store cannot be reached or refuses them.")
     boolean connect;
 
     @Override

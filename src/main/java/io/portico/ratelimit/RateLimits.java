@@ -259,6 +259,18 @@ public final class RateLimits implements AutoCloseable {
         return Collections.unmodifiableMap(counters);
     }
 
+    /**
+     * Binds each zone kept in Redis to the meters {@code byZone} gives for its name (the metrics' round-trip
+     * histograms): called when this generation becomes the current one. Local zones have no round trip.
+     */
+    public void bindStoreMeters(Function<String, StoreMeters> byZone) {
+        rateZones.forEach((name, zone) -> {
+            if (zone.shared != null) {
+                zone.shared.meters(byZone.apply(name));
+            }
+        });
+    }
+
     /** Each limit-conn zone's counters ({@code clients} is the keys with a request in progress), by zone name. */
     public Map<String, ZoneCounters> limitConnCounters() {
         Map<String, ZoneCounters> counters = new LinkedHashMap<>();

@@ -97,6 +97,8 @@ final class RedisZoneStore implements SharedZoneStore {
     private final NanoClock fallbackClock;
     /** Failures, and each node's pause after store-failure-threshold of them in a row. */
     private final StoreHealth health;
+    /** The round-trip histograms (the metrics' once bound; none for tests and tools). */
+    private volatile StoreMeters meters = StoreMeters.NONE;
 
     /**
      * {@code clock}: the instances' shared time (the wall clock; tests give a manual one, see {@link RateLimits}).
@@ -158,6 +160,8 @@ final class RedisZoneStore implements SharedZoneStore {
             return CompletableFuture.completedFuture(new Answer(decideWithout(key), true));
         }
         long askedAt = fallbackClock.nanoTime();
+        StoreMeters m = meters;
+        long sent = System.nanoTime();
         CompletableFuture<Long> reply;
         try {
             reply = TAKE.run(connection.commands(lane), asked.redisKey, RedisScript.ascii(clock.nanoTime()), interval, tolerance,
@@ -169,6 +173,9 @@ final class RedisZoneStore implements SharedZoneStore {
         // failover) is part of the request's wait, so the deadline is that much sooner
         long remaining = timeoutNanos - (System.nanoTime() - entered);
         return StoreDeadline.race(reply, timer, Math.max(remaining, 0), v -> {
+            long now = System.nanoTime();
+            m.answered(now - sent);
+            m.decided(now - entered);
             health.succeeded(node);
             if (v < 0) {
                 // counted from when Redis was asked: its wait counts from its answer, later, so the local
@@ -176,7 +183,11 @@ final class RedisZoneStore implements SharedZoneStore {
                 asked.rejectedUntil = askedAt - v;
             }
             return new Answer(v, false);
-        }, failure -> failed(node, key, failure), late -> {
+        }, failure -> {
+            m.decided(System.nanoTime() - entered);
+            return failed(node, key, failure);
+        }, late -> {
+            m.answered(System.nanoTime() - sent);
             if (late >= 0) {
                 giveBackToRedis(asked.redisKey); // on-store-failure decided this request instead
             }
@@ -244,6 +255,11 @@ final class RedisZoneStore implements SharedZoneStore {
     @Override
     public long clients() {
         return recent.estimatedSize();
+    }
+
+    @Override
+    public void meters(StoreMeters meters) {
+        this.meters = meters;
     }
 
     /**

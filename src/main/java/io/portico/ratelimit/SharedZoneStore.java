@@ -37,4 +37,7 @@ interface SharedZoneStore {
      * counts its own, the store holds every instance's.
      */
     long clients();
+
+    /** Where the round trips of the decisions that ask the store are recorded from now on (metrics). */
+    void meters(StoreMeters meters);
 }

@@ -48,7 +48,32 @@ class CheckConnectTest {
                     .containsPattern("# store " + server.uri() + " \\(rate-limits.perip\\): ok, Redis 7\\.[\\d.]+,"
                             + " standalone")
                     .containsPattern("# store redis-cluster://127.0.0.1:\\d+,.* \\(limit-conn.conns\\): ok, Redis"
-                            + " [\\d.]+, cluster: 6 nodes \\(3 masters, 3 replicas\\)");
+                            + " [\\d.]+, cluster: 6 nodes \\(3 masters, 3 replicas\\); a decision's commands ran on"
+                            + " each master \\(scripts loaded, EVALSHA by key\\)")
+                    .containsPattern("standalone; a decision's commands ran \\(scripts loaded, EVALSHA by key\\)");
+        }
+    }
+
+    /**
+     * A store that answers INFO but refuses a decision's script (an ACL user without EVALSHA): every decision would
+     * be on-store-failure's, so the check fails and names the refused command.
+     */
+    @Test
+    void aStoreThatRefusesTheScriptsFailsTheCheck() throws Exception {
+        RedisServer redis = RedisServer.start();
+        try {
+            assertThat(redis.command("ACL", "SETUSER", "portico", "on", ">secret", "~*", "+@all", "-evalsha",
+                    "-eval")).isEqualTo("OK");
+            String uri = redis.uri().replace("redis://", "redis://portico:secret@");
+            int code = check(zones(uri, RedisServer.shared().uri()));
+            assertThat(code).isEqualTo(2);
+            assertThat(err.toString()).containsPattern("store redis://127.0.0.1:\\d+ \\(rate-limits.perip\\):"
+                    + " Redis 7[\\d.]+, standalone; but a decision's commands failed \\(NOPERM .*'evalsha'.*\\):"
+                    + " every decision would be on-store-failure's");
+            assertThat(err.toString()).doesNotContain("secret");
+            assertThat(out.toString()).contains("(limit-conn.conns): ok");
+        } finally {
+            redis.stop();
         }
     }
 

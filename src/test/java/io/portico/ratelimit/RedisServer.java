@@ -94,6 +94,11 @@ public final class RedisServer {
         return port;
     }
 
+    /** One command (tests in other packages: an ACL user, a setting); the reply as {@link Resp} gives it. */
+    public String command(String... args) throws IOException {
+        return Resp.command(port, args);
+    }
+
     /**
      * Makes the server unresponsive for {@code seconds} (DEBUG SLEEP), without waiting for it to wake up; returns
      * once it sleeps (a PING unanswered for 50 ms), some 50-100 ms into the sleep. The command alone did not say

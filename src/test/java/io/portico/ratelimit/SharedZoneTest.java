@@ -2,6 +2,7 @@ package io.portico.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.portico.server.ListenException;
 import io.portico.server.PorticoServer;
@@ -271,6 +272,62 @@ class SharedZoneTest {
         assertThat(get(port, "/").statusCode()).isEqualTo(204);
         assertThat(Long.parseLong(failuresOf(get(port, "/metrics").body(), "z\\d+")))
                 .as("still decided without Redis").isEqualTo(Long.parseLong(during) + 1);
+    }
+
+    /**
+     * The round-trip histograms time each decision sent to Redis once: their counts are the scripts Redis ran for
+     * the zone, as Redis itself counts them.
+     */
+    @Test
+    void eachDecisionSentToRedisIsTimedOnce() throws Exception {
+        ownRedis = RedisServer.start();
+        int port = start(config(ownRedis.uri(), "rate = 1000r/s, burst = 1000, nodelay = true"));
+        Resp.command(ownRedis.port(), "CONFIG", "RESETSTAT"); // the start's warm-up ran scripts of its own
+        int sent = 25;
+        for (int i = 0; i < sent; i++) {
+            assertThat(get(port, "/").statusCode()).isEqualTo(204);
+        }
+        String metrics = get(port, "/metrics").body();
+        assertThat(scriptsRun(ownRedis)).as("Redis ran one script per request").isEqualTo(sent);
+        assertThat(sampleOf(metrics, "portico_rate_limit_store_round_trip_seconds_count", "z\\d+"))
+                .isEqualTo(Integer.toString(sent));
+        assertThat(sampleOf(metrics, "portico_rate_limit_store_decision_seconds_count", "z\\d+"))
+                .isEqualTo(Integer.toString(sent));
+        java.util.regex.Matcher sum = java.util.regex.Pattern
+                .compile("portico_rate_limit_store_round_trip_seconds_sum\\{zone=\"z\\d+\"\\} ([0-9.eE-]+)")
+                .matcher(metrics);
+        assertThat(sum.find()).isTrue();
+        assertThat(Double.parseDouble(sum.group(1))).as("each round trip took some time").isPositive();
+    }
+
+    /**
+     * A decision made at store-timeout is timed as a decision at once; its command's round trip only when Redis
+     * answers it, late.
+     */
+    @Test
+    void aDecisionAtTheTimeoutIsTimedAndItsLateAnswerToo() throws Exception {
+        int port = onOwnRedis("rate = 1r/m, burst = 5, nodelay = true, store-timeout = 200ms");
+        ownRedis.freeze(1);
+        assertThat(get(port, "/").statusCode()).as("on-store-failure = local, at store-timeout").isEqualTo(204);
+        String during = get(port, "/metrics").body();
+        assertThat(sampleOf(during, "portico_rate_limit_store_decision_seconds_count", "z\\d+")).isEqualTo("2");
+        assertThat(sampleOf(during, "portico_rate_limit_store_round_trip_seconds_count", "z\\d+"))
+                .as("the second command not answered yet").isEqualTo("1");
+        assertThat(sampleOf(during, "portico_rate_limit_store_decision_seconds_bucket", "z\\d+\",le=\"0.1"))
+                .as("the first only: the second waited for store-timeout").isEqualTo("1");
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(sampleOf(get(port, "/metrics").body(),
+                "portico_rate_limit_store_round_trip_seconds_count", "z\\d+")).isEqualTo("2"));
+    }
+
+    /** The scripts (EVALSHA, or EVAL after a NOSCRIPT) {@code redis} ran since its statistics were reset. */
+    private static long scriptsRun(RedisServer redis) throws Exception {
+        long calls = 0;
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("cmdstat_(evalsha|eval):calls=(\\d+)")
+                .matcher(Resp.command(redis.port(), "INFO", "commandstats"));
+        while (m.find()) {
+            calls += Long.parseLong(m.group(2));
+        }
+        return calls;
     }
 
     /** The store failures of the zone whose name matches {@code zone} (a regex). */
