@@ -8,13 +8,12 @@ import io.netty.handler.codec.http.HttpHeadersFactory;
 import java.util.List;
 
 /**
- * The headers of an HTTP/1.1 head as Portico's decoders make them (a client's request in the server's codec, an
- * upstream's response in {@link UpstreamCodec}): Netty's, validated as the factory they come from validates them,
- * with two costs per head less.
+ * The headers of a client's HTTP/1.1 request head as the server's codec makes them: Netty's, validated as the
+ * factory they come from validates them, with two costs per head less. (An upstream's response has its own,
+ * smaller store: {@link FieldList}.)
  * <ul>
  *   <li>A table of 8 slots instead of 16 (32 bytes): a head has a handful to a score of fields, and more only
- *       make the slots' chains longer; the fields keep their order (a list through the entries). An upstream's
- *       response, a handful of fields, gets 4 (16 bytes less).</li>
+ *       make the slots' chains longer; the fields keep their order (a list through the entries).</li>
  *   <li>{@link #getAll} of a field the request does not have is the shared empty list, not a view over an empty
  *       one (24 bytes): Netty's decoder asks for every head's Content-Length values, and most requests have
  *       none.</li>
@@ -28,15 +27,10 @@ public final class DecodedHeaders extends DefaultHttpHeaders {
 
     /** Makes these headers with the validators of {@code validating} (the decoder config's factory). */
     public static HttpHeadersFactory factory(DefaultHttpHeadersFactory validating) {
-        return factory(validating, 8);
-    }
-
-    /** @param tableSize slots of the table (a power of two): fewer for heads that have few fields */
-    static HttpHeadersFactory factory(DefaultHttpHeadersFactory validating, int tableSize) {
         return new HttpHeadersFactory() {
             @Override
             public HttpHeaders newHeaders() {
-                return new DecodedHeaders(validating.getNameValidator(), validating.getValueValidator(), tableSize);
+                return new DecodedHeaders(validating.getNameValidator(), validating.getValueValidator(), 8);
             }
 
             @Override
