@@ -10,6 +10,7 @@ import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Calendar;
+import java.util.Collections;
 import java.util.Date;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -19,20 +20,28 @@ import java.util.NoSuchElementException;
 import java.util.Set;
 
 /**
- * The headers of an upstream response: its fields in arrival order, names and values side by side in one array,
- * validated as {@link DefaultHttpHeadersFactory} validates them. An application's response carries a handful of
- * fields, and a proxy asks about a few (Content-Length, Transfer-Encoding, Connection, the hop-by-hop ones) and
- * then writes them all out in order: a scan of a short array answers those lookups, and the fields cost one
- * array, not Netty's table plus a linked entry per field (about 120 bytes per response, with the Server and Date
- * fields the server adds on the way out).
+ * The headers of a decoded HTTP/1 head (an upstream's response in {@link UpstreamCodec}, a client's request in the
+ * server's codec): its fields in arrival order, names and values side by side in one array, validated as
+ * {@link DefaultHttpHeadersFactory} validates them. A head carries a handful to a score of fields, and the code
+ * asks about a few (Content-Length, Transfer-Encoding, Connection, Host, the hop-by-hop ones) and then writes them
+ * all out in order: a scan of a short array answers those lookups, and the fields cost one array, not Netty's
+ * table plus a linked entry per field (an upstream's response and the Server and Date fields the server adds to
+ * it: about 180 bytes less). A head has at most {@code max-header-size} bytes, so a scan stays short however many
+ * fields it has, and no lookup costs more than one scan.
+ *
+ * <p>{@link #getAll} of a field the head does not have is the shared empty list: Netty's decoder asks for every
+ * head's Content-Length values, and most requests have none.
  *
  * <p>Same semantics as {@code DefaultHttpHeaders}: names compare without letter case, {@code set} removes every
  * field of the name and appends the new one at the end, {@code remove} keeps the others' order. The iterators
  * hand out one entry that they move along the fields (as Netty's {@code ReadOnlyHttpHeaders} does): read its key
  * and value before the next step, and do not keep it. Not thread-safe: one response, one event loop.
  */
-final class FieldList extends HttpHeaders {
-    /** Fields the array starts with room for: a typical response has up to 6, and the server adds 2. */
+public final class FieldList extends HttpHeaders {
+    /**
+     * Fields the array starts with room for: a typical response has up to 6 and the server adds 2; a browser's
+     * request has more and costs one doubling.
+     */
     private static final int INITIAL_FIELDS = 8;
 
     private final DefaultHeaders.NameValidator<CharSequence> nameValidator;
@@ -49,7 +58,7 @@ final class FieldList extends HttpHeaders {
     }
 
     /** Makes these headers with the validators of {@code validating} (the decoder config's factory). */
-    static HttpHeadersFactory factory(DefaultHttpHeadersFactory validating) {
+    public static HttpHeadersFactory factory(DefaultHttpHeadersFactory validating) {
         return new HttpHeadersFactory() {
             @Override
             public HttpHeaders newHeaders() {
@@ -143,7 +152,6 @@ final class FieldList extends HttpHeaders {
         return getAll((CharSequence) name);
     }
 
-    /** The shared empty list when absent: Netty's decoder asks every head for its Content-Length values. */
     @Override
     public List<String> getAll(CharSequence name) {
         int i = indexOf(name, 0);
@@ -169,6 +177,84 @@ final class FieldList extends HttpHeaders {
     @Override
     public boolean contains(CharSequence name) {
         return indexOf(name, 0) >= 0;
+    }
+
+    @Override
+    public boolean contains(String name, String value, boolean ignoreCase) {
+        return contains((CharSequence) name, value, ignoreCase);
+    }
+
+    /** Whether a field of the name has exactly this value. */
+    @Override
+    public boolean contains(CharSequence name, CharSequence value, boolean ignoreCase) {
+        for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
+            CharSequence v = fields[2 * i + 1];
+            if (ignoreCase ? AsciiString.contentEqualsIgnoreCase(v, value) : AsciiString.contentEquals(v, value)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether a field of the name lists the value among its comma-separated elements ({@code Connection: keep-alive,
+     * close}), blanks around them ignored. Asked of every head (HttpUtil's keep-alive and chunked checks): a scan,
+     * no iterator over a values list.
+     */
+    @Override
+    public boolean containsValue(CharSequence name, CharSequence value, boolean ignoreCase) {
+        for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
+            if (listsElement(fields[2 * i + 1], value, ignoreCase)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean listsElement(CharSequence list, CharSequence value, boolean ignoreCase) {
+        int start = 0;
+        for (int i = 0; i <= list.length(); i++) {
+            if (i == list.length() || list.charAt(i) == ',') {
+                int from = start;
+                int to = i;
+                start = i + 1;
+                while (from < to && isBlank(list.charAt(from))) {
+                    from++;
+                }
+                while (to > from && isBlank(list.charAt(to - 1))) {
+                    to--;
+                }
+                if (to - from == value.length() && regionMatches(list, from, value, ignoreCase)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean isBlank(char c) {
+        return c == ' ' || c == '\t';
+    }
+
+    private static boolean regionMatches(CharSequence s, int from, CharSequence value, boolean ignoreCase) {
+        for (int j = 0; j < value.length(); j++) {
+            char a = s.charAt(from + j);
+            char b = value.charAt(j);
+            if (a != b && (!ignoreCase || AsciiString.toLowerCase(a) != AsciiString.toLowerCase(b))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public Iterator<String> valueStringIterator(CharSequence name) {
+        return contains(name) ? getAll(name).iterator() : Collections.emptyIterator();
+    }
+
+    @Override
+    public Iterator<? extends CharSequence> valueCharSequenceIterator(CharSequence name) {
+        return valueStringIterator(name);
     }
 
     @Override
