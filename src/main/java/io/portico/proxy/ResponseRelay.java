@@ -16,12 +16,12 @@ import io.portico.exchange.ClientExchange;
 
 /**
  * The upstream's response on its way to the client: checks the head (a malformed one, a status outside 100-599 or
- * an unasked 101 is the upstream's failure), drops interim 1xx, rewrites the head, and relays the body through a
- * {@link ResponseWriter}, reading the upstream only while the writer has room. On the last content the attempt ends
- * (its connection back to the pool when both sides allow it) before the end is written to the client. Event loop
- * only.
+ * an unasked 101 is the upstream's failure), drops interim 1xx, rewrites the head, and relays the body as the
+ * {@link ResponseWriter} it is, reading the upstream only while there is room. On the last content the attempt
+ * ends (its connection back to the pool when both sides allow it) before the end is written to the client. Event
+ * loop only.
  */
-final class ResponseRelay implements ResponseWriter.Owner {
+final class ResponseRelay extends ResponseWriter {
     private final ProxyExchange exchange;
     private final ProxySettings settings;
     private final ClientExchange client;
@@ -30,7 +30,6 @@ final class ResponseRelay implements ResponseWriter.Owner {
     /** The client's request head, for the variables of set-response-headers. */
     private final HttpRequest request;
     private final boolean websocket;
-    private final ResponseWriter writer;
     private final ResponseTap tap;
     /** The tap took the response over: its body is read for the tap only, nothing goes to the client. */
     private boolean swallowing;
@@ -43,6 +42,7 @@ final class ResponseRelay implements ResponseWriter.Owner {
 
     ResponseRelay(ProxyExchange exchange, ProxySettings settings, ClientExchange client, HttpRequest request,
             boolean websocket, ResponseTap tap) {
+        super(client.channel(), budget(settings), settings.files());
         this.exchange = exchange;
         this.tap = tap;
         this.swallowing = tap.detached();
@@ -52,15 +52,17 @@ final class ResponseRelay implements ResponseWriter.Owner {
         this.method = request.method();
         this.request = request;
         this.websocket = websocket;
-        Channel clientChannel = client.channel();
-        long budget = settings.target().responseBuffering() ? Math.max(settings.target().proxyBuffers(), 1) : 0;
-        this.writer = new ResponseWriter(clientChannel, budget, settings.files(), clientChannel.eventLoop(), this);
     }
 
-    // ResponseWriter.Owner
+    /** Bytes of the response body held in memory when buffering; 0 streams. */
+    private static long budget(ProxySettings settings) {
+        return settings.target().responseBuffering() ? Math.max(settings.target().proxyBuffers(), 1) : 0;
+    }
+
+    // ResponseWriter's events
 
     @Override
-    public void drained() {
+    void drained() {
         Attempt a = exchange.current();
         if (a != null && a.readPaused()) {
             readMore();
@@ -68,12 +70,12 @@ final class ResponseRelay implements ResponseWriter.Owner {
     }
 
     @Override
-    public void writeFailed(String note) {
+    void writeFailed(String note) {
         exchange.abortClient(note);
     }
 
     @Override
-    public void completing() {
+    void completing() {
         exchange.finish();
     }
 
@@ -105,7 +107,7 @@ final class ResponseRelay implements ResponseWriter.Owner {
      * Starts reading a freshly sent request's response: auto-read when buffering, one read at a time when streaming.
      */
     void startReading(Channel up) {
-        if (writer.buffering() || swallowing) {
+        if (buffering() || swallowing) {
             up.config().setAutoRead(true);
         } else {
             up.config().setAutoRead(false);
@@ -202,7 +204,7 @@ final class ResponseRelay implements ResponseWriter.Owner {
                 exchange.finish();
                 return;
             }
-            writer.end(withHeldHead(last));
+            end(withHeldHead(last));
             return;
         }
         if (swallowing) {
@@ -214,7 +216,7 @@ final class ResponseRelay implements ResponseWriter.Owner {
             client.channel().write(heldHead, client.channel().voidPromise());
             heldHead = null;
         }
-        writer.write(content);
+        write(content);
         readMore();
     }
 
@@ -239,9 +241,9 @@ final class ResponseRelay implements ResponseWriter.Owner {
         if (up == null) {
             return;
         }
-        boolean room = swallowing || writer.room();
+        boolean room = swallowing || room();
         a.readPaused(!room);
-        if (writer.buffering() || swallowing) {
+        if (buffering() || swallowing) {
             if (up.config().isAutoRead() != room) {
                 up.config().setAutoRead(room);
             }
@@ -250,8 +252,4 @@ final class ResponseRelay implements ResponseWriter.Owner {
         }
     }
 
-    /** The exchange ended: parked response bytes are dropped. */
-    void release() {
-        writer.release();
-    }
 }

@@ -2,7 +2,6 @@ package io.portico.proxy;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -12,36 +11,32 @@ import java.util.concurrent.Executor;
  * The response body on its way to the client: how much is in flight in memory, what is parked on disk, and so
  * whether the upstream may be read on. Streaming ({@code budget} 0): read while the client connection is writable.
  * Buffering: up to {@code budget} bytes in memory, the rest in a {@link ResponseSpill}. Event loop only.
+ *
+ * <p>Abstract, its events answered by the subclass ({@link ResponseRelay}, the response side of an exchange):
+ * the two live and die together, and one object per exchange costs less than two joined by callbacks.
  */
-final class ResponseWriter {
-    /** What the writer tells the response side; by method, so that no callback is made per exchange. */
-    interface Owner {
-        /** Client writes completed: the upstream may be read again. */
-        void drained();
-
-        /** The exchange must end with the client connection closed; {@code note} is the access log's. */
-        void writeFailed(String note);
-
-        /** The last content is about to be written. */
-        void completing();
-    }
-
+abstract class ResponseWriter {
     private final Channel client;
     private final long budget;
     private final Executor files;
-    private final EventLoop loop;
-    private final Owner owner;
     private long pending;
     private ResponseSpill spill;
     private boolean closed;
 
-    ResponseWriter(Channel client, long budget, Executor files, EventLoop loop, Owner owner) {
+    ResponseWriter(Channel client, long budget, Executor files) {
         this.client = client;
         this.budget = budget;
         this.files = files;
-        this.loop = loop;
-        this.owner = owner;
     }
+
+    /** Client writes completed: the upstream may be read again. */
+    abstract void drained();
+
+    /** The exchange must end with the client connection closed; {@code note} is the access log's. */
+    abstract void writeFailed(String note);
+
+    /** The last content is about to be written. */
+    abstract void completing();
 
     boolean buffering() {
         return budget > 0;
@@ -61,13 +56,13 @@ final class ResponseWriter {
     }
 
     /** A part of the body (ownership taken): to the client, or parked once the memory budget is used. */
-    void write(HttpContent content) {
+    final void write(HttpContent content) {
         if (spill == null && (budget == 0 || pending < budget)) {
             send(content);
             return;
         }
         if (spill == null) {
-            spill = new ResponseSpill(files, loop, this::spillWritten);
+            spill = new ResponseSpill(files, client.eventLoop(), this::spillWritten);
         }
         spill.append(content.content().retain());
         content.release();
@@ -76,7 +71,7 @@ final class ResponseWriter {
     /** The end of the response (ownership taken): written now, or after the parked bytes. */
     void end(LastHttpContent last) {
         if (spill == null) {
-            owner.completing();
+            completing();
             client.writeAndFlush(last, client.voidPromise());
         } else {
             spill.end(last);
@@ -95,7 +90,7 @@ final class ResponseWriter {
         if (spill != null) {
             drain();
         }
-        owner.drained();
+        drained();
     }
 
     private void drain() {
@@ -107,7 +102,7 @@ final class ResponseWriter {
         }
         LastHttpContent last = spill.drainedLast();
         if (last != null) {
-            owner.completing();
+            completing();
             client.writeAndFlush(last, client.voidPromise());
         }
     }
@@ -116,7 +111,7 @@ final class ResponseWriter {
     private void spillWritten() {
         drain();
         if (!closed) {
-            owner.drained();
+            drained();
         }
     }
 
@@ -128,7 +123,7 @@ final class ResponseWriter {
             return;
         }
         if (buf == null) {
-            owner.writeFailed(LogNotes.quoted("error", "response temp file failed"));
+            writeFailed(LogNotes.quoted("error", "response temp file failed"));
             return;
         }
         send(new DefaultHttpContent(buf));

@@ -24,7 +24,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.portico.connection.ClientPipeline;
-import io.portico.upstream.DecodedHeaders;
+import io.portico.upstream.FieldList;
 import io.portico.upstream.FieldNames;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -58,8 +58,8 @@ final class ServerCodec {
                 .setStrictLineParsing(true)
                 .setAllowDuplicateContentLengths(false)
                 .setValidateHeaders(true);
-        // After setValidateHeaders, which replaces the factory: the same validation, smaller headers.
-        config.setHeadersFactory(DecodedHeaders.factory((DefaultHttpHeadersFactory) config.getHeadersFactory()));
+        // After setValidateHeaders, which replaces the factory: the same validation, the fields in one array.
+        config.setHeadersFactory(FieldList.factory((DefaultHttpHeadersFactory) config.getHeadersFactory()));
         p.addLast(ClientPipeline.DECODER, new RequestDecoder(config, methods, maxHeaderSize));
         p.addLast(ClientPipeline.ENCODER, new ResponseEncoder(methods));
     }

@@ -53,13 +53,10 @@ final class UpstreamCodec {
     }
 
     /**
-     * The headers of an upstream response ({@link DecodedHeaders}), validated as Netty's default factory validates
-     * them. Set in the decoder config after {@code setValidateHeaders}, which replaces the factory. A table of 4
-     * slots: an application's response has a handful of fields (Content-Type, Content-Length, a cookie or two), and
-     * a chain of two or three entries costs less than the 16 bytes per response of a larger table.
+     * The headers of an upstream response ({@link FieldList}), validated as Netty's default factory validates
+     * them. Set in the decoder config after {@code setValidateHeaders}, which replaces the factory.
      */
-    static final HttpHeadersFactory RESPONSE_HEADERS =
-            DecodedHeaders.factory(DefaultHttpHeadersFactory.headersFactory(), 4);
+    static final HttpHeadersFactory RESPONSE_HEADERS = FieldList.factory(DefaultHttpHeadersFactory.headersFactory());
 
     /** For a protocol switch: the connection stops speaking HTTP. */
     static void removeFrom(ChannelPipeline p) {

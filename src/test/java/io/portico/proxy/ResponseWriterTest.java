@@ -52,20 +52,20 @@ class ResponseWriterTest {
         EmbeddedChannel client = new EmbeddedChannel(new StalledClient());
         HeldDisk disk = new HeldDisk();
         AtomicInteger drained = new AtomicInteger();
-        ResponseWriter writer = new ResponseWriter(client, PIECE, disk, client.eventLoop(), new ResponseWriter.Owner() {
+        ResponseWriter writer = new ResponseWriter(client, PIECE, disk) {
             @Override
-            public void drained() {
+            void drained() {
                 drained.incrementAndGet();
             }
 
             @Override
-            public void writeFailed(String note) {
+            void writeFailed(String note) {
                 throw new AssertionError(note);
             }
 
             @Override
-            public void completing() {}
-        });
+            void completing() {}
+        };
         writer.write(new DefaultHttpContent(Unpooled.wrappedBuffer(new byte[PIECE]))); // the memory budget, in flight
         // The budget is used up, and the upstream is still read: what comes next goes to the spill file. (It used
         // to stop here and rely on the read batch carrying on; at the end of a batch it never read again.)
