@@ -88,28 +88,38 @@ final class FastCgiDecoder extends ByteToMessageDecoder {
         }
     }
 
+    /**
+     * A head that arrives whole in one STDOUT record (PHP-FPM's usual: head and body in one) is parsed where it lies
+     * in the received buffer; only a head split over records is gathered into a buffer of its own first.
+     */
     private void stdout(ByteBuf in, ByteBuf content, List<Object> out) {
         if (headDone) {
             body(in, content, out);
             return;
         }
-        if (head == null) {
-            head = in.alloc().buffer(Math.max(content.readableBytes(), 256));
+        ByteBuf b = content;
+        if (head != null) {
+            head.writeBytes(content);
+            b = head;
         }
-        head.writeBytes(content);
-        int end = endOfHead(head);
+        int end = endOfHead(b);
         if (end < 0) {
+            if (head == null) {
+                head = in.alloc().buffer(Math.max(content.readableBytes(), 256));
+                head.writeBytes(content);
+            }
             if (head.readableBytes() > maxHeaderSize + LoopConnections.MAX_INITIAL_LINE) {
                 fail(in, out, "response head over " + maxHeaderSize + " bytes");
             }
             return;
         }
-        String text = head.toString(0, end, StandardCharsets.ISO_8859_1);
-        ByteBuf rest = head.retainedSlice(end, head.writerIndex() - end);
-        head.release();
-        head = null;
+        HttpObject response = response(b, end);
+        ByteBuf rest = b.retainedSlice(end, b.writerIndex() - end);
+        if (head != null) {
+            head.release();
+            head = null;
+        }
         try {
-            HttpObject response = response(text);
             if (response == null) {
                 fail(in, out, failure);
                 return;
@@ -126,13 +136,10 @@ final class FastCgiDecoder extends ByteToMessageDecoder {
 
     private String failure;
 
-    /** The head's end: the index after its empty line (CRLF or LF line ends), or -1. */
+    /** The head's end in {@code b} (indexed from 0): the index after its empty line (CRLF or LF line ends), or -1. */
     private static int endOfHead(ByteBuf b) {
         int n = b.writerIndex();
-        for (int i = 0; i < n; i++) {
-            if (b.getByte(i) != '\n') {
-                continue;
-            }
+        for (int i = b.indexOf(0, n, (byte) '\n'); i >= 0; i = b.indexOf(i + 1, n, (byte) '\n')) {
             if (i + 1 < n && b.getByte(i + 1) == '\n') {
                 return i + 2;
             }
@@ -143,46 +150,57 @@ final class FastCgiDecoder extends ByteToMessageDecoder {
         return -1;
     }
 
-    /** The HTTP response of a CGI head, or null with {@link #failure} set. */
-    private HttpObject response(String text) {
+    /**
+     * The HTTP response of the CGI head in {@code b} up to {@code end}, or null with {@link #failure} set. Lines
+     * are read off the bytes (LF or CRLF ends), one string made per name and per value.
+     */
+    private HttpObject response(ByteBuf b, int end) {
         HttpHeaders headers = DefaultHttpHeadersFactory.headersFactory().newHeaders();
         HttpResponseStatus status = null;
         int fields = 0;
         int size = 0;
-        for (String line : text.split("\n")) {
-            if (line.endsWith("\r")) {
-                line = line.substring(0, line.length() - 1);
-            }
-            if (line.isEmpty()) {
+        for (int start = 0, next; start < end; start = next) {
+            int nl = b.indexOf(start, end, (byte) '\n');
+            next = nl + 1;
+            int lineEnd = nl > start && b.getByte(nl - 1) == '\r' ? nl - 1 : nl;
+            if (lineEnd == start) {
                 continue; // the empty line that ends the head
             }
-            size += line.length();
-            int colon = line.indexOf(':');
-            if (colon <= 0 || !token(line, colon)) {
+            size += lineEnd - start;
+            int colon = b.indexOf(start, lineEnd, (byte) ':');
+            if (colon <= start || !token(b, start, colon)) {
                 return failed("header line without a name and colon, or with whitespace before the colon");
             }
             if (++fields > maxFields || size > maxHeaderSize) {
                 return failed("more than " + maxFields + " header fields or " + maxHeaderSize + " bytes");
             }
-            String name = line.substring(0, colon);
-            String value = line.substring(colon + 1).strip();
-            for (int i = 0; i < value.length(); i++) {
-                char c = value.charAt(i);
+            String name = b.toString(start, colon - start, StandardCharsets.ISO_8859_1);
+            int from = colon + 1;
+            int to = lineEnd;
+            while (from < to && Character.isWhitespace((char) b.getUnsignedByte(from))) {
+                from++;
+            }
+            while (to > from && Character.isWhitespace((char) b.getUnsignedByte(to - 1))) {
+                to--;
+            }
+            for (int i = from; i < to; i++) {
+                int c = b.getUnsignedByte(i);
                 if ((c < 0x20 && c != '\t') || c == 0x7f) {
                     return failed("control character in header " + name);
                 }
             }
+            String value = b.toString(from, to - from, StandardCharsets.ISO_8859_1);
             if (name.equalsIgnoreCase("Status")) {
-                if (status != null || !value.matches("[2-5][0-9][0-9]( .*)?")) {
+                if (status != null || !statusValue(value)) {
                     return failed("Status '" + printable(value) + "' (expected: one, three digits 200-599)");
                 }
-                int code = Integer.parseInt(value.substring(0, 3));
+                int code = Integer.parseInt(value, 0, 3, 10);
                 status = value.length() > 4 ? new HttpResponseStatus(code, value.substring(4))
                         : HttpResponseStatus.valueOf(code);
             } else if (name.equalsIgnoreCase("Transfer-Encoding")) {
                 return failed("Transfer-Encoding (records frame a FastCGI body)");
             } else if (name.equalsIgnoreCase("Content-Length")) {
-                if (contentLength >= 0 || !value.matches("[0-9]{1,18}")) {
+                if (contentLength >= 0 || !digits(value, 1, 18)) {
                     return failed("Content-Length '" + printable(value) + "' (expected: one number)");
                 }
                 contentLength = Long.parseLong(value);
@@ -199,14 +217,36 @@ final class FastCgiDecoder extends ByteToMessageDecoder {
         return new DefaultHttpResponse(HttpVersion.HTTP_1_1, status, headers);
     }
 
+    /** Three digits 200-599, then nothing or a space and a reason without a line terminator (U+0085 in Latin-1). */
+    private static boolean statusValue(String v) {
+        char first = v.isEmpty() ? 0 : v.charAt(0);
+        if (first < '2' || first > '5' || v.length() < 3 || !digits(v.substring(1, 3), 2, 2)) {
+            return false;
+        }
+        return v.length() == 3 || v.charAt(3) == ' ' && v.indexOf('\u0085', 4) < 0;
+    }
+
+    private static boolean digits(String v, int min, int max) {
+        if (v.length() < min || v.length() > max) {
+            return false;
+        }
+        for (int i = 0; i < v.length(); i++) {
+            char c = v.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private HttpObject failed(String why) {
         failure = why;
         return null;
     }
 
-    private static boolean token(String line, int colon) {
-        for (int i = 0; i < colon; i++) {
-            char c = line.charAt(i);
+    private static boolean token(ByteBuf b, int start, int colon) {
+        for (int i = start; i < colon; i++) {
+            int c = b.getUnsignedByte(i);
             if (c <= ' ' || c >= 0x7f || "()<>@,;:\\\"/[]?={}".indexOf(c) >= 0) {
                 return false;
             }

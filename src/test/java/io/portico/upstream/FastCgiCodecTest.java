@@ -143,6 +143,22 @@ class FastCgiCodecTest {
     }
 
     @Test
+    void aHeadSplitOverRecordsIsGatheredFirst() {
+        methods.add(HttpMethod.GET);
+        decoder.writeInbound(record(FastCgiRecords.STDOUT, "Status: 201 Made\r\nX-A:  padded \t\r"),
+                record(FastCgiRecords.STDOUT, "\nContent-Length: 5\r\n\r"),
+                record(FastCgiRecords.STDOUT, "\nhello"), end(0));
+        HttpResponse r = decoder.readInbound();
+        assertThat(r.decoderResult().isSuccess()).isTrue();
+        assertThat(r.status().code()).isEqualTo(201);
+        assertThat(r.status().reasonPhrase()).isEqualTo("Made");
+        assertThat(r.headers().get("X-A")).isEqualTo("padded");
+        assertThat(body()).isEqualTo("hello");
+        assertThat(methods).isEmpty();
+        assertThat(decoder.finishAndReleaseAll()).isFalse();
+    }
+
+    @Test
     void aBodyPartReadWithEndRequestIsTheLastMessageItself() {
         methods.add(HttpMethod.GET);
         decoder.writeInbound(Unpooled.wrappedBuffer(
@@ -185,6 +201,7 @@ class FastCgiCodecTest {
     @ParameterizedTest
     @ValueSource(strings = {
         "Status: 99 Odd\r\n\r\n", "Status: 2000\r\n\r\n", "Status: 600 X\r\n\r\n", "Status: 200\r\nStatus: 200\r\n\r\n",
+        "Status: 20a\r\n\r\n", "Status: 200OK\r\n\r\n", ": v\r\n\r\n", "Content-Length: 1a\r\n\r\nx",
         "Content-Type : text/html\r\n\r\n", " X: y\r\n\r\n", "no colon\r\n\r\n", "X: a\u0001b\r\n\r\n",
         "Transfer-Encoding: chunked\r\n\r\n", "Content-Length: 1\r\nContent-Length: 1\r\n\r\nx",
         "Content-Length: -1\r\n\r\n", "Content-Length: 2\r\n\r\nabc", "Content-Length: 4\r\n\r\nabc",
