@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The headers of a decoded HTTP/1 head (an upstream's response in {@link UpstreamCodec}, a client's request in the
@@ -101,15 +102,7 @@ public final class FieldList extends HttpHeaders {
 
     @Override
     public Integer getInt(CharSequence name) {
-        String v = get(name);
-        if (v == null) {
-            return null;
-        }
-        try {
-            return Integer.parseInt(v);
-        } catch (NumberFormatException e) {
-            return null;
-        }
+        return parsed(name, Integer::valueOf);
     }
 
     @Override
@@ -120,12 +113,17 @@ public final class FieldList extends HttpHeaders {
 
     @Override
     public Short getShort(CharSequence name) {
+        return parsed(name, Short::valueOf);
+    }
+
+    /** The first value of the name as {@code parse} reads it; null when there is none or it is not a number. */
+    private <T> T parsed(CharSequence name, Function<String, T> parse) {
         String v = get(name);
         if (v == null) {
             return null;
         }
         try {
-            return Short.parseShort(v);
+            return parse.apply(v);
         } catch (NumberFormatException e) {
             return null;
         }
