@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code portico check --connect}: reaches each Redis store a configuration names, as the server would at start,
  * and says what answered (server, version, mode: standalone, sentinel or cluster, and a cluster's nodes) and
- * whether a decision's commands ran there, or why not. Runs on the caller's thread and waits (a command-line tool, never on an event loop).
+ * whether a decision's commands ran there, or why not. Runs on the caller's thread and waits (a command-line
+ * tool, never on an event loop).
  */
 public final class StoreProbe {
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
