@@ -24,8 +24,8 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.portico.connection.ClientPipeline;
-import io.portico.upstream.FieldList;
-import io.portico.upstream.FieldNames;
+import io.portico.http1.FieldList;
+import io.portico.http1.FieldNames;
 import java.util.ArrayDeque;
 import java.util.List;
 

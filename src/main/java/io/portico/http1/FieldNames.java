@@ -1,4 +1,4 @@
-package io.portico.upstream;
+package io.portico.http1;
 
 import io.netty.util.AsciiString;
 

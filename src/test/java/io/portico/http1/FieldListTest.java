@@ -1,4 +1,4 @@
-package io.portico.upstream;
+package io.portico.http1;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.portico.upstream;
+package io.portico.http1;
 
 import io.netty.handler.codec.DateFormatter;
 import io.netty.handler.codec.DefaultHeaders;
