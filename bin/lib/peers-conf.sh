@@ -60,13 +60,18 @@ wait_http() {
 # gives it a session, so a scheduler autogroup, of its own, as the daemonized nginx and gunicorn have; started from
 # this script's session it would share one group's CPU with wrk (docs/benchmarks.md, sixth session). FLAGS and ENV
 # are split on spaces.
-#   start_java LOG "ENV" "FLAGS" JAR|MAIN ARGS...
+# With java_cpus set (a taskset list), the JVM starts on those CPUs, as under systemd's CPUAffinity= or a container's
+# cpuset: it then sizes itself for them (on one CPU: the Serial collector, one GC thread, fewer compiler threads),
+# which pinning a running JVM with `taskset -p` does not do (its G1 workers, sized for two cores, then share one).
+#   [java_cpus=0] start_java LOG "ENV" "FLAGS" JAR|MAIN ARGS...
 start_java() {
   local log=$1 env=$2 flags=$3 what=$4
   shift 4
   if [[ $what == *.jar ]]; then set -- -jar "$what" "$@"; else set -- "$what" "$@"; fi
+  local pin=()
+  [[ -n ${java_cpus:-} ]] && pin=(taskset -c "$java_cpus")
   # shellcheck disable=SC2086
-  setsid env $env java $flags "$@" >"$log" 2>&1 </dev/null &
+  setsid env $env "${pin[@]}" java $flags "$@" >"$log" 2>&1 </dev/null &
   java_pid=$!
 }
 
