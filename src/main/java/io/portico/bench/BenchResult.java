@@ -9,7 +9,7 @@ import org.HdrHistogram.Histogram;
  * to last byte; {@code connect}, {@code waiting} = request written to first byte, {@code processing} = total minus
  * connect, as ab defines them). {@code clientBusy} is the busiest client loop's CPU share (0..1);
  * {@code clientCpuS} the CPU seconds the whole client process used in the measured part (JIT and GC included), -1
- * when not measurable.
+ * when not measurable; {@code clientPauses} the client JVM's own stop-the-world collections meanwhile.
  */
 public record BenchResult(
         BenchOptions options,
@@ -27,15 +27,16 @@ public record BenchResult(
         double clientCpuS,
         EnvironmentInfo environment,
         Histogram handshake,
-        String protocol) {
+        String protocol,
+        ClientPauses clientPauses) {
 
-    /** A result without TLS figures (the protocol then reads HTTP/1.1). */
+    /** A result without TLS figures (the protocol then reads HTTP/1.1) nor the client's pauses. */
     public BenchResult(BenchOptions options, double elapsedS, Tally tally, Histogram total, Histogram connect,
             Histogram waiting, Histogram processing, List<IntervalSample> timeline, List<String> warnings,
             Map<ErrorClass, String> firstMessages, String stoppedEarly, double clientBusy, double clientCpuS,
             EnvironmentInfo environment) {
         this(options, elapsedS, tally, total, connect, waiting, processing, timeline, warnings, firstMessages,
-                stoppedEarly, clientBusy, clientCpuS, environment, LoopStats.newHistogram(), null);
+                stoppedEarly, clientBusy, clientCpuS, environment, LoopStats.newHistogram(), null, ClientPauses.UNKNOWN);
     }
 
     /** What the connections spoke: "HTTP/1.1", "HTTP/2 (h2c)", "HTTP/1.1 over TLSv1.3 (cipher)"... */

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
 
 /**
  * One benchmark run. Runs on the caller's thread (which blocks): starts a {@link LoopDriver} per client loop,
@@ -49,8 +50,8 @@ public final class BenchRun {
         }
         CountDownLatch done = new CountDownLatch(Math.min(clientLoops.threads(), options.connections()));
         ClientTls tls = ClientTls.forOptions(options);
-        try {
-            return run(templates, done, tls);
+        try (ClientPauseWatch pauses = new ClientPauseWatch()) {
+            return run(templates, done, tls, pauses);
         } finally {
             // the loops are done with the templates only once every driver finished (connections closed)
             if (done.getCount() == 0) {
@@ -59,8 +60,8 @@ public final class BenchRun {
         }
     }
 
-    private BenchResult run(List<RequestTemplate> templates, CountDownLatch done, ClientTls tls)
-            throws InterruptedException {
+    private BenchResult run(List<RequestTemplate> templates, CountDownLatch done, ClientTls tls,
+            ClientPauseWatch pauses) throws InterruptedException {
         FailurePathClasses.load();
         List<String> warnings = new ArrayList<>();
         String fd = FdLimit.check(options.connections(), FdLimit.soft(), FdLimit.open());
@@ -98,6 +99,7 @@ public final class BenchRun {
         boolean measuring = options.warmup().isZero();
         if (measuring) {
             cpu.begin(drivers);
+            pauses.begin();
         }
         long deadline = clock.deadlineNs();
         while (true) {
@@ -111,6 +113,7 @@ public final class BenchRun {
                     permits.set(budget);
                 }
                 cpu.begin(drivers);
+                pauses.begin();
                 measuring = true;
                 continue;
             }
@@ -138,16 +141,39 @@ public final class BenchRun {
         }
         double clientBusy = cpu.busiest(drivers, end);
         double clientCpuS = cpu.processSeconds();
+        ClientPauses clientPauses = pauses.pauses();
         collector.finish(end);
         if (progressOut != null) {
             progressOut.println();
         }
         double elapsed = Math.max(1e-9, (end - clock.measureStartNs()) / 1e9);
         warnings.addAll(StallDetector.warnings(options, collector.total(), collector.timeline()));
+        String paused = clientPausesWarning(clientPauses, collector.total());
+        if (paused != null) {
+            warnings.add(paused);
+        }
         return new BenchResult(options, elapsed, collector.tally(), collector.total(), collector.connect(),
                 collector.waiting(), collector.processing(), collector.timeline(), warnings, Map.copyOf(firstMessages),
                 stoppedEarly, clientBusy, clientCpuS,
                 EnvironmentInfo.current(clientLoops.threads(), clientLoops.transport()), collector.handshake(),
-                collector.protocol());
+                collector.protocol(), clientPauses);
+    }
+
+    /**
+     * A warning when the client's own longest pause is longer than the run's p99: requests due meanwhile were sent
+     * late and counted late (at a fixed rate, from when they were due), so that much of the tail may be the client's.
+     */
+    static String clientPausesWarning(ClientPauses pauses, Histogram total) {
+        if (!pauses.known() || pauses.count() == 0 || total.getTotalCount() == 0) {
+            return null;
+        }
+        double p99Ms = total.getValueAtPercentile(99) / 1000.0;
+        if (pauses.longestMs() <= p99Ms) {
+            return null;
+        }
+        return ("warning: this client's own garbage collector stopped it %d times, for up to %d ms, longer than the"
+                + " p99 of %.2f ms: requests due meanwhile were sent late, so part of the tail may be the client's"
+                + " (give its JVM a larger heap, JAVA_OPTS=-Xmn..., or load from another machine)")
+                .formatted(pauses.count(), pauses.longestMs(), p99Ms);
     }
 }

@@ -182,6 +182,10 @@ public final class JsonReport {
         w.name("client_cpu_seconds").value(r.clientCpuS() < 0 ? Double.NaN : r.clientCpuS());
         w.name("client_cpu_us_per_response")
                 .value(r.clientCpuUsPerResponse() < 0 ? Double.NaN : r.clientCpuUsPerResponse());
+        ClientPauses pauses = r.clientPauses();
+        w.name("client_gc_pauses").value(pauses.known() ? pauses.count() : Double.NaN);
+        w.name("client_gc_pause_ms_total").value(pauses.known() ? pauses.totalMs() : Double.NaN);
+        w.name("client_gc_pause_ms_longest").value(pauses.known() ? pauses.longestMs() : Double.NaN);
         w.name("stopped_early").value(r.stoppedEarly());
         w.name("warnings").beginArray();
         r.warnings().forEach(w::value);

@@ -23,6 +23,7 @@ final class ResultMerge {
         double elapsed = 0;
         double busy = -1;
         double cpu = 0;
+        ClientPauses pauses = new ClientPauses(0, 0, 0);
         List<IntervalSample> timeline = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
         Map<ErrorClass, String> messages = new LinkedHashMap<>();
@@ -41,12 +42,13 @@ final class ResultMerge {
             elapsed += r.elapsedS();
             busy = Math.max(busy, r.clientBusy());
             cpu = cpu < 0 || r.clientCpuS() < 0 ? -1 : cpu + r.clientCpuS();
+            pauses = pauses.plus(r.clientPauses());
             warnings.addAll(r.warnings());
             r.firstMessages().forEach(messages::putIfAbsent);
             stopped = stopped != null ? stopped : r.stoppedEarly();
         }
         return new BenchResult(first.options(), elapsed, tally, total, connect, waiting, processing, timeline,
                 List.copyOf(new java.util.LinkedHashSet<>(warnings)), messages, stopped, busy, cpu,
-                first.environment(), handshake, first.protocol());
+                first.environment(), handshake, first.protocol(), pauses);
     }
 }

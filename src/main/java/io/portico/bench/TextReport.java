@@ -152,6 +152,12 @@ public final class TextReport {
                 sb.append(" (the client may have set the pace: add --threads, or load from another machine)");
             }
         }
+        ClientPauses pauses = r.clientPauses();
+        if (pauses.known()) {
+            sb.append(sb.isEmpty() ? "Client: " : "; ").append(pauses.count() == 0 ? "no GC pause"
+                    : String.format(Locale.ROOT, "GC paused it %d times, %d ms in all, longest %d ms", pauses.count(),
+                            pauses.totalMs(), pauses.longestMs()));
+        }
         return sb.isEmpty() ? "" : sb.append('\n').toString();
     }
 

@@ -27,4 +27,11 @@ final class ReportFixtures {
                 new Tally(v), h, h, h, h, List.of(), List.of(), Map.of(), null, busy, cpuS,
                 EnvironmentInfo.current(1, "nio"));
     }
+
+    /** {@code r} with the client's own GC pauses {@code pauses}. */
+    static BenchResult withPauses(BenchResult r, ClientPauses pauses) {
+        return new BenchResult(r.options(), r.elapsedS(), r.tally(), r.total(), r.connect(), r.waiting(),
+                r.processing(), r.timeline(), r.warnings(), r.firstMessages(), r.stoppedEarly(), r.clientBusy(),
+                r.clientCpuS(), r.environment(), r.handshake(), r.protocol(), pauses);
+    }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -84,6 +85,43 @@ class ReportTest {
         assertThat((Map<String, Object>) m.get("environment")).containsKeys("cores", "jvm", "fd_limit");
         assertThat((Double) m.get("client_cpu_seconds")).isEqualTo(result.clientCpuS());
         assertThat((Double) m.get("client_cpu_us_per_response")).isEqualTo(result.clientCpuUsPerResponse());
+        assertThat(result.clientPauses().known()).isTrue();
+        assertThat((Double) m.get("client_gc_pauses")).isEqualTo((double) result.clientPauses().count());
+        assertThat((Double) m.get("client_gc_pause_ms_longest")).isEqualTo((double) result.clientPauses().longestMs());
+        assertThat((Double) m.get("client_gc_pause_ms_total")).isEqualTo((double) result.clientPauses().totalMs());
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theClientsOwnGcPausesAreReportedBesideItsCpu() {
+        BenchResult paused = ReportFixtures.withPauses(ReportFixtures.result(1000, 1, 0.5, 0.006),
+                new ClientPauses(3, 20, 12));
+        assertThat(TextReport.client(paused)).isEqualTo("Client CPU: 0.01 s (6.00 us per transaction); busiest event"
+                + " loop 50% busy; GC paused it 3 times, 20 ms in all, longest 12 ms\n");
+        assertThat(TextReport.client(ReportFixtures.withPauses(ReportFixtures.result(1000, 1, -1, -1),
+                new ClientPauses(0, 0, 0)))).isEqualTo("Client: no GC pause\n");
+        Map<String, Object> m = (Map<String, Object>) MiniJson.parse(JsonReport.render(paused, "x"));
+        assertThat((Double) m.get("client_gc_pauses")).isEqualTo(3.0);
+        assertThat((Double) m.get("client_gc_pause_ms_total")).isEqualTo(20.0);
+        assertThat((Double) m.get("client_gc_pause_ms_longest")).isEqualTo(12.0);
+        Map<String, Object> unknown = (Map<String, Object>) MiniJson.parse(
+                JsonReport.render(ReportFixtures.result(1000, 1, 0.5, 0.006), "x"));
+        assertThat(unknown).containsEntry("client_gc_pauses", null);
+    }
+
+    @Test
+    void aClientPauseLongerThanTheP99IsAWarning() {
+        Histogram oneMs = LoopStats.newHistogram();
+        oneMs.recordValueWithCount(1000, 1000);
+        assertThat(BenchRun.clientPausesWarning(new ClientPauses(2, 15, 12), oneMs)).isEqualTo(
+                "warning: this client's own garbage collector stopped it 2 times, for up to 12 ms, longer than the"
+                        + " p99 of 1.00 ms: requests due meanwhile were sent late, so part of the tail may be the"
+                        + " client's (give its JVM a larger heap, JAVA_OPTS=-Xmn..., or load from another machine)");
+        assertThat(BenchRun.clientPausesWarning(new ClientPauses(2, 1, 1), oneMs)).as("within the p99").isNull();
+        assertThat(BenchRun.clientPausesWarning(new ClientPauses(0, 0, 0), oneMs)).isNull();
+        assertThat(BenchRun.clientPausesWarning(ClientPauses.UNKNOWN, oneMs)).isNull();
+        assertThat(BenchRun.clientPausesWarning(new ClientPauses(1, 12, 12), LoopStats.newHistogram()))
+                .as("no response").isNull();
     }
 
     @Test
