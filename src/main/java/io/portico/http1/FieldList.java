@@ -28,7 +28,9 @@ import java.util.function.Function;
  * all out in order: a scan of a short array answers those lookups, and the fields cost one array, not Netty's
  * table plus a linked entry per field (an upstream's response and the Server and Date fields the server adds to
  * it: about 180 bytes less). A head has at most {@code max-header-size} bytes, so a scan stays short however many
- * fields it has, and no lookup costs more than one scan.
+ * fields it has, and no lookup costs more than one scan. The responses Portico builds itself (a static file's, an
+ * error's) keep their fields here too, without validation ({@code exchange.ResponseHeaders}): a static file's
+ * response has 5 to 7 fields and the server adds 2 or 3.
  *
  * <p>{@link #getAll} of a field the head does not have is the shared empty list: Netty's decoder asks for every
  * head's Content-Length values, and most requests have none.
@@ -256,6 +258,16 @@ public final class FieldList extends HttpHeaders {
     @Override
     public Iterator<? extends CharSequence> valueCharSequenceIterator(CharSequence name) {
         return valueStringIterator(name);
+    }
+
+    /** The name of field {@code i} (0 to {@code size() - 1}), in arrival order: a walk with no iterator. */
+    public CharSequence name(int i) {
+        return fields[2 * i];
+    }
+
+    /** The value of field {@code i}, as given. */
+    public CharSequence value(int i) {
+        return fields[2 * i + 1];
     }
 
     @Override

@@ -167,7 +167,7 @@ final class FileCache {
      * or null when no descriptor is open for it: then {@link #openDescriptor}.
      */
     FileRegion cachedRegion(FileMeta file, long start, long length) {
-        OpenFile open = descriptors.getIfPresent(new ContentKey(file.real(), file.mtimeMillis(), file.size()));
+        OpenFile open = descriptors.getIfPresent(file.contentKey());
         return open == null ? null : open.region(start, length);
     }
 
@@ -177,7 +177,7 @@ final class FileCache {
      * longer what its metadata says.
      */
     CompletableFuture<FileRegion> openDescriptor(FileMeta file, long start, long length) {
-        ContentKey key = new ContentKey(file.real(), file.mtimeMillis(), file.size());
+        ContentKey key = file.contentKey();
         return CompletableFuture.supplyAsync(() -> {
             for (;;) {
                 OpenFile open = descriptors.get(key, k -> new OpenFile(openChecked(file)));
@@ -237,7 +237,7 @@ final class FileCache {
             return CompletableFuture.completedFuture(cached);
         }
         misses.increment();
-        ContentKey key = new ContentKey(file.real(), file.mtimeMillis(), file.size());
+        ContentKey key = file.contentKey();
         return CompletableFuture.supplyAsync(() -> read(file), executor).thenApply(bytes -> {
             content.put(key, bytes);
             return bytes;
@@ -246,7 +246,7 @@ final class FileCache {
 
     /** The bytes of a small file when they are in memory (as {@link #content}), else null: nothing is read. */
     ByteBuf cachedContent(FileMeta file) {
-        ContentKey key = new ContentKey(file.real(), file.mtimeMillis(), file.size());
+        ContentKey key = file.contentKey();
         ByteBuf cached = content.getIfPresent(key);
         if (cached != null) {
             hits.increment();

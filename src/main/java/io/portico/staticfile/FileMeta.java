@@ -14,6 +14,8 @@ import java.util.Objects;
  * @param path the lexical path under the location directory; {@code real}: the symlink-free path to open
  * @param variants of a file: its precompressed siblings by {@link ContentCoding} ordinal (null where absent), or
  *     null when it has none, stat'ed with it so that a hit needs a single lookup
+ * @param contentKey of a file: the key of its bytes and descriptor in the cache, made once here rather than by every
+ *     request that looks them up; null otherwise
  * @param freshness when the cache last found this metadata true on disk, and whether it was dropped since: what
  *     lets a request skip the cache lookup ({@link HitMemo}) only while the cache itself would not stat again
  */
@@ -29,6 +31,7 @@ record FileMeta(
         String contentType,
         FileMeta[] variants,
         HeaderValues values,
+        FileCache.ContentKey contentKey,
         Freshness freshness) {
 
     /**
@@ -80,11 +83,11 @@ record FileMeta(
     }
 
     static FileMeta missing(FileCache.Key key, Path path) {
-        return new FileMeta(Kind.MISSING, key, path, null, 0, 0, null, null, null, null, null, new Freshness());
+        return new FileMeta(Kind.MISSING, key, path, null, 0, 0, null, null, null, null, null, null, new Freshness());
     }
 
     static FileMeta directory(FileCache.Key key, Path path, Path real) {
-        return new FileMeta(Kind.DIRECTORY, key, path, real, 0, 0, null, null, null, null, null, new Freshness());
+        return new FileMeta(Kind.DIRECTORY, key, path, real, 0, 0, null, null, null, null, null, null, new Freshness());
     }
 
     /** A regular file; the ETag is nginx's: hex mtime seconds, dash, hex size. */
@@ -94,7 +97,8 @@ record FileMeta(
         String etag = "\"" + Long.toHexString(seconds) + "-" + Long.toHexString(size) + "\"";
         String lastModified = HttpDates.format(seconds);
         return new FileMeta(Kind.FILE, key, path, real, size, mtimeMillis, etag, lastModified, contentType, variants,
-                HeaderValues.of(size, contentType, lastModified, etag), new Freshness());
+                HeaderValues.of(size, contentType, lastModified, etag),
+                new FileCache.ContentKey(real, mtimeMillis, size), new Freshness());
     }
 
     /**
@@ -105,7 +109,7 @@ record FileMeta(
     FileMeta asVariant(ContentCoding coding) {
         String tagged = etag.substring(0, etag.length() - 1) + "-" + coding.token + "\"";
         return new FileMeta(kind, key, path, real, size, mtimeMillis, tagged, lastModified, contentType, null,
-                HeaderValues.of(size, contentType, lastModified, tagged), new Freshness());
+                HeaderValues.of(size, contentType, lastModified, tagged), contentKey, new Freshness());
     }
 
     /**

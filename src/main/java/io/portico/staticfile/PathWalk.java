@@ -30,15 +30,25 @@ final class PathWalk {
         this.root = resolver.dir();
     }
 
+    /**
+     * Serves the file this request's path led to last time, when nothing the walk found has changed
+     * ({@link HitMemo}): no walk to make. False when there is none.
+     */
+    static boolean serveRemembered(StaticExchange exchange) {
+        String requestPath = exchange.client().path();
+        if (requestPath == null || !StaticResponder.readOnly(exchange.request().method())) {
+            return false;
+        }
+        FileMeta known = exchange.location().memo().get(requestPath);
+        if (known == null) {
+            return false;
+        }
+        serve(exchange, known);
+        return true;
+    }
+
     void start() {
         String requestPath = exchange.client().path();
-        if (requestPath != null && readOnly()) {
-            FileMeta known = location.memo().get(requestPath);
-            if (known != null) {
-                serve(known); // where this walk went last time, and nothing it found has changed
-                return;
-            }
-        }
         Resolution resolution = resolver.resolve(requestPath);
         if (resolution instanceof Resolution.Rejected rejected) {
             if (rejected.status().code() == 404 && location.tryFiles().hasNamedFallback()) {
@@ -82,7 +92,7 @@ final class PathWalk {
                     // the walk's first lookup found the file: the same path always ends here while it stays so
                     location.memo().put(exchange.client().path(), meta);
                 }
-                serve(meta);
+                serve(exchange, meta);
             } else if (meta.isDirectory() && directoryOk) {
                 directory(meta, expanded, index);
             } else {
@@ -120,15 +130,16 @@ final class PathWalk {
         }
         meta(path, meta -> {
             if (meta.isFile()) {
-                serve(meta);
+                serve(exchange, meta);
             } else {
                 index(dir, dirPath, i + 1, candidateIndex);
             }
         });
     }
 
-    private void serve(FileMeta file) {
-        if (!readOnly()) {
+    private static void serve(StaticExchange exchange, FileMeta file) {
+        StaticResponder location = exchange.location();
+        if (!StaticResponder.readOnly(exchange.request().method())) {
             exchange.methodNotAllowed();
         } else if (location.target().precompressed() && file.variants() != null) {
             FileMeta[] variants = file.variants();

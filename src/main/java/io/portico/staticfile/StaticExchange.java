@@ -31,7 +31,8 @@ final class StaticExchange implements Exchange {
     private final StaticResponder location;
     private final ClientExchange client;
     private final HttpRequest request;
-    private final List<HttpContent> held = new ArrayList<>(0);
+    /** Made for the first part held: a file answered from the cache has released its request's end already. */
+    private List<HttpContent> held;
     private Exchange delegate;
     /** A response was started or the client went away: late completions are dropped. */
     private boolean done;
@@ -59,7 +60,9 @@ final class StaticExchange implements Exchange {
 
     void start() {
         attempts++;
-        new PathWalk(this).start();
+        if (!PathWalk.serveRemembered(this)) {
+            new PathWalk(this).start();
+        }
     }
 
     @Override
@@ -69,6 +72,9 @@ final class StaticExchange implements Exchange {
         } else if (done) {
             content.release();
         } else {
+            if (held == null) {
+                held = new ArrayList<>(2);
+            }
             held.add(content);
         }
     }
@@ -101,10 +107,12 @@ final class StaticExchange implements Exchange {
             return;
         }
         delegate = upstream.open(client, request);
-        for (HttpContent content : held) {
-            delegate.onContent(content);
+        if (held != null) {
+            for (HttpContent content : held) {
+                delegate.onContent(content);
+            }
+            held = null;
         }
-        held.clear();
         if (clientInputShut) { // told only after the last part, which the replay has just given it
             delegate.onClientInputShutdown();
         }
@@ -210,9 +218,11 @@ final class StaticExchange implements Exchange {
     }
 
     private void releaseHeld() {
-        for (HttpContent content : held) {
-            content.release();
+        if (held != null) {
+            for (HttpContent content : held) {
+                content.release();
+            }
+            held = null;
         }
-        held.clear();
     }
 }

@@ -9,6 +9,8 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -37,6 +39,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * is Portico's share plus that. (The upstream was a Netty server writing a {@code duplicate()} of one read-only
  * buffer: about 250 B per exchange of buffer views and NIO buffers, in both figures.)
  *
+ * <p>{@code static} asks the same server for a 1 KiB file of a static location instead (the file cache hot after the
+ * warm-up), the same client on the same kind of connection, so {@code static} minus {@code direct} is what Portico
+ * allocates to serve a small file.
+ *
  * <pre>mvn -q -o test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt
  * java -cp target/test-classes:target/classes:$(cat /tmp/cp.txt) org.openjdk.jmh.Main ProxiedExchangeBenchmark -prof gc</pre>
  */
@@ -47,8 +53,11 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled", "-Xms256m", "-Xmx256m"})
 public class ProxiedExchangeBenchmark {
-    /** proxied: through Portico; direct: to the upstream itself (the client's and the upstream's share). */
-    @Param({"proxied", "direct"})
+    /**
+     * proxied: through Portico; direct: to the upstream itself (the client's and the upstream's share); static: a
+     * 1 KiB file from a static location of Portico.
+     */
+    @Param({"proxied", "direct", "static"})
     String path;
 
     private static final byte[] ANSWER = ("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\n"
@@ -61,6 +70,7 @@ public class ProxiedExchangeBenchmark {
     private OutputStream out;
     private InputStream in;
     private byte[] request;
+    private Path site;
     private final byte[] buffer = new byte[16384];
 
     @Setup(Level.Trial)
@@ -70,15 +80,20 @@ public class ProxiedExchangeBenchmark {
         acceptor.setDaemon(true);
         acceptor.start();
         int upstreamPort = upstream.getLocalPort();
+        site = Files.createTempDirectory("portico-bench");
+        Files.write(site.resolve("1k.txt"), "0123456789abcde\n".repeat(64).getBytes(StandardCharsets.US_ASCII));
         portico = TestServers.start("limits.keepalive-requests = 2147483647\n"
                 + "upstreams { app { servers = [\"127.0.0.1:" + upstreamPort + "\"], keepalive = 16 } }\n"
-                + "locations = [ { path = \"/\", proxy = app } ]\n");
+                + "locations = [ { path = \"/static/\", alias = \"" + site + "/\" },\n"
+                + "  { path = \"/\", proxy = app } ]\n");
         int port = path.equals("direct") ? upstreamPort : TestServers.port(portico);
         socket = new Socket(InetAddress.getLoopbackAddress(), port);
         socket.setTcpNoDelay(true);
         out = socket.getOutputStream();
         in = socket.getInputStream();
-        request = ("GET /hello HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nUser-Agent: jmh\r\nAccept: */*\r\n\r\n")
+        String target = path.equals("static") ? "/static/1k.txt" : "/hello";
+        request = ("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nUser-Agent: jmh\r\n"
+                        + "Accept: */*\r\n\r\n")
                 .getBytes(StandardCharsets.US_ASCII);
         for (int i = 0; i < 1000; i++) {
             exchange();
@@ -150,6 +165,8 @@ public class ProxiedExchangeBenchmark {
         socket.close();
         portico.stop();
         upstream.close(); // its connections end when Portico's pool closes them
+        Files.delete(site.resolve("1k.txt"));
+        Files.delete(site);
     }
 
     /**
