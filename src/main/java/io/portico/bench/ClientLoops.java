@@ -9,7 +9,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.portico.server.Transport;
+import io.portico.transport.Transport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

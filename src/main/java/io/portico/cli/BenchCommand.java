@@ -10,7 +10,7 @@ import io.portico.bench.ClientWarmup;
 import io.portico.bench.HtmlReport;
 import io.portico.bench.JsonReport;
 import io.portico.bench.TextReport;
-import io.portico.server.Transport;
+import io.portico.transport.Transport;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;

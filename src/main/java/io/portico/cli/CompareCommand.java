@@ -16,7 +16,7 @@ import io.portico.bench.RequestTarget;
 import io.portico.bench.Scenario;
 import io.portico.bench.ServerCpu;
 import io.portico.bench.SharedMachine;
-import io.portico.server.Transport;
+import io.portico.transport.Transport;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;

@@ -5,7 +5,7 @@ import io.portico.bench.DurationText;
 import io.portico.bench.RequestTarget;
 import io.portico.bench.UrlListFile;
 import io.portico.config.IoTransport;
-import io.portico.server.Transport;
+import io.portico.transport.Transport;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;

@@ -11,7 +11,7 @@ import java.util.List;
  * of protocols ({@link #switchProtocols}), is made here by them.
  */
 public final class ClientPipeline {
-    /** io_uring only: shuts the sending side when a stuck send holds a close (connection.UringCloseHandler). */
+    /** io_uring only: shuts the sending side when a stuck send holds a close (transport.Transport#addCloseHandler). */
     public static final String URING_CLOSE = "uring-close";
     public static final String CONNECTIONS = "connections";
     /** proxy-protocol listeners only: Netty's PROXY header decoder and Portico's checks of it (both then removed). */

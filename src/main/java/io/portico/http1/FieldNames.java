@@ -1,5 +1,6 @@
 package io.portico.http1;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.util.AsciiString;
 
 /**
@@ -34,6 +35,33 @@ public final class FieldNames {
             }
         }
         return new AsciiString(line, start, length, true);
+    }
+
+    /**
+     * The name {@code buf[index, index + length)}, read where it lies (a FastCGI head in the received buffer, which
+     * is direct memory on the native transports): a shared instance when it is a common spelling, else a copy.
+     */
+    public static AsciiString of(ByteBuf buf, int index, int length) {
+        if (length < BY_LENGTH.length) {
+            for (AsciiString candidate : BY_LENGTH[length]) {
+                if (same(candidate, buf, index, length)) {
+                    return candidate;
+                }
+            }
+        }
+        byte[] copy = new byte[length];
+        buf.getBytes(index, copy);
+        return new AsciiString(copy, false);
+    }
+
+    private static boolean same(AsciiString candidate, ByteBuf buf, int index, int length) {
+        byte[] a = candidate.array();
+        for (int i = length - 1; i >= 0; i--) {
+            if (a[i] != buf.getByte(index + i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean same(AsciiString candidate, byte[] line, int start, int length) {

@@ -12,14 +12,9 @@ import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.EventLoopGroupProvider;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.BootstrapConfig;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.epoll.EpollChannelOption;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.uring.IoUringChannelOption;
-import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.resolver.dns.DefaultDnsCache;
 import io.netty.resolver.dns.DefaultDnsCnameCache;
 import io.netty.resolver.dns.DnsAddressResolverGroup;
@@ -33,6 +28,7 @@ import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ImmediateEventExecutor;
 import io.netty.util.concurrent.SucceededFuture;
+import io.portico.transport.Transport;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,7 +46,7 @@ import reactor.core.publisher.Mono;
  * <p>Lettuce picks its channel class from the transports it finds (epoll before io_uring before NIO), which need
  * not be the server's ({@code transport = io_uring} or {@code nio} with epoll present): a channel of another
  * transport does not register on a loop. Each lane's clients therefore build their channels, and their DNS
- * resolver's, of the classes the server's transport names ({@link StoreLoops}). What Lettuce does besides I/O
+ * resolver's, of the classes of the server's transport ({@link StoreLoops}). What Lettuce does besides I/O
  * (reconnect delays, scheduling a cluster's topology refresh, its command timeouts) runs on one thread and one
  * timer shared by the lanes, never on a loop, and the connections a topology refresh opens run on one Lettuce I/O
  * thread of their own ({@link LoopRedisClusterClient}); a node connection's reconnects stay on its loop.
@@ -68,20 +64,21 @@ final class StoreLanes implements AutoCloseable {
     private static final long QUIET_PERIOD_MILLIS = 100;
 
     /**
-     * One lane: the loop its channels run on (null: Lettuce's own thread) and the resources that say so; on a
-     * loop, {@code refresh} runs a cluster's topology refresh (see {@link LoopRedisClusterClient}).
+     * One lane: the loop its channels run on and that loop's transport (both null: Lettuce's own thread) and the
+     * resources that say so; on a loop, {@code refresh} runs a cluster's topology refresh (see
+     * {@link LoopRedisClusterClient}).
      */
-    record Lane(EventExecutor loop, ClientResources resources, Class<? extends Channel> channel,
-            ClientResources refresh) {
+    record Lane(EventExecutor loop, ClientResources resources, Transport transport, ClientResources refresh) {
 
         RedisClient redisClient(RedisURI uri) {
-            return channel == null ? RedisClient.create(resources, uri) : new LoopRedisClient(resources, uri, channel);
+            return transport == null ? RedisClient.create(resources, uri)
+                    : new LoopRedisClient(resources, uri, transport);
         }
 
         /** A cluster client with {@code options}, which its topology refresh's connections are made with too. */
         RedisClusterClient clusterClient(List<RedisURI> seeds, ClusterClientOptions options) {
-            RedisClusterClient client = channel == null ? RedisClusterClient.create(resources, seeds)
-                    : new LoopRedisClusterClient(resources, seeds, channel, refresh, options);
+            RedisClusterClient client = transport == null ? RedisClusterClient.create(resources, seeds)
+                    : new LoopRedisClusterClient(resources, seeds, transport, refresh, options);
             client.setOptions(options);
             return client;
         }
@@ -118,8 +115,8 @@ final class StoreLanes implements AutoCloseable {
         refresh = DefaultClientResources.builder().ioThreadPoolSize(1).eventExecutorGroup(computation).timer(timer)
                 .build();
         resolver = new DnsAddressResolverGroup(new DnsNameResolverBuilder()
-                .datagramChannelType(loops.datagramChannel())
-                .socketChannelType(loops.socketChannel())
+                .datagramChannelType(loops.transport().datagramChannel())
+                .socketChannelType(loops.transport().socketChannel())
                 .cnameCache(new DefaultDnsCnameCache()).resolveCache(new DefaultDnsCache()));
         for (EventExecutor loop : loops.group()) {
             ClientResources resources = DefaultClientResources.builder()
@@ -128,7 +125,7 @@ final class StoreLanes implements AutoCloseable {
                     .timer(timer)
                     .addressResolverGroup(resolver)
                     .build();
-            lanes.add(new Lane(loop, resources, loops.socketChannel(), refresh));
+            lanes.add(new Lane(loop, resources, loops.transport(), refresh));
         }
     }
 
@@ -193,18 +190,18 @@ final class StoreLanes implements AutoCloseable {
 
     /** A client whose channels are of the lane loop's transport (Lettuce's own choice is replaced after it). */
     private static final class LoopRedisClient extends RedisClient {
-        private final Class<? extends Channel> channel;
+        private final Transport transport;
 
-        LoopRedisClient(ClientResources resources, RedisURI uri, Class<? extends Channel> channel) {
+        LoopRedisClient(ClientResources resources, RedisURI uri, Transport transport) {
             super(resources, uri);
-            this.channel = channel;
+            this.transport = transport;
         }
 
         @Override
         protected void connectionBuilder(Mono<SocketAddress> address, ConnectionBuilder builder,
                 ConnectionEvents events, RedisURI uri) {
             super.connectionBuilder(address, builder, events, uri);
-            onLoopTransport(builder, channel);
+            onLoopTransport(builder, transport);
         }
     }
 
@@ -212,50 +209,25 @@ final class StoreLanes implements AutoCloseable {
      * Replaces the bootstrap Lettuce configured (a bootstrap's channel class is set once) by one with the same
      * loop, options and resolver and the loop's own channel class. Lettuce reads the builder's bootstrap after
      * this (its handler, the connect; a reconnect reuses it), so every channel of the connection is of that class.
+     * Lettuce sets its keep-alive timings with the options of the transport it would have chosen itself (epoll's
+     * {@code TCP_KEEPIDLE}, ...): each becomes the loop's transport's own ({@link Transport#ownOption}), or is
+     * dropped on NIO, where the system's keep-alive timings then apply.
      */
     @SuppressWarnings("unchecked")
-    private static void onLoopTransport(ConnectionBuilder builder, Class<? extends Channel> channel) {
+    private static void onLoopTransport(ConnectionBuilder builder, Transport transport) {
         BootstrapConfig configured = builder.bootstrap().config();
-        Bootstrap bootstrap = new Bootstrap().group(configured.group()).channel(channel);
+        Bootstrap bootstrap = new Bootstrap().group(configured.group()).channel(transport.socketChannel());
         if (configured.resolver() != null) {
             bootstrap.resolver(configured.resolver());
         }
         configured.options().forEach((option, value) -> {
-            ChannelOption<Object> own = ownTransportsOption((ChannelOption<Object>) option, channel);
+            ChannelOption<Object> own = transport.ownOption((ChannelOption<Object>) option);
             if (own != null) {
                 bootstrap.option(own, value);
             }
         });
         configured.attrs().forEach((key, value) -> bootstrap.attr((AttributeKey<Object>) key, value));
         builder.bootstrap(bootstrap);
-    }
-
-    /**
-     * {@code option} as {@code channel}'s transport names it. Lettuce sets its keep-alive timings with the options of
-     * the transport it would have chosen itself (epoll's {@code TCP_KEEPIDLE}, ...); on a loop of another transport
-     * Netty ignores them with a warning per connection ("Unknown channel option"), so a native transport's option
-     * becomes the lane's transport's option of the same name (io_uring has the same three), and is dropped on NIO,
-     * where the system's keep-alive timings then apply. Portable options pass as they are.
-     */
-    static ChannelOption<Object> ownTransportsOption(ChannelOption<Object> option, Class<? extends Channel> channel) {
-        String name = option.name();
-        int hash = name.indexOf('#');
-        if (hash < 0) {
-            return option;
-        }
-        String declaredBy = name.substring(0, hash);
-        boolean nativeOption = declaredBy.equals(EpollChannelOption.class.getName())
-                || declaredBy.equals(IoUringChannelOption.class.getName());
-        if (!nativeOption) {
-            return option;
-        }
-        String own = EpollSocketChannel.class.isAssignableFrom(channel) ? EpollChannelOption.class.getName()
-                : IoUringSocketChannel.class.isAssignableFrom(channel) ? IoUringChannelOption.class.getName() : null;
-        if (own == null) {
-            return null;
-        }
-        String renamed = own + name.substring(hash);
-        return ChannelOption.exists(renamed) ? ChannelOption.valueOf(renamed) : null;
     }
 
     /**
@@ -267,14 +239,14 @@ final class StoreLanes implements AutoCloseable {
      * The node connections themselves, and their reconnects, stay on the loop.
      */
     private static final class LoopRedisClusterClient extends RedisClusterClient {
-        private final Class<? extends Channel> channel;
+        private final Transport transport;
         /** Makes the refresh's connections; it never connects itself (so never refreshes on its own). */
         private final RefreshClient refresher;
 
-        LoopRedisClusterClient(ClientResources resources, List<RedisURI> seeds, Class<? extends Channel> channel,
+        LoopRedisClusterClient(ClientResources resources, List<RedisURI> seeds, Transport transport,
                 ClientResources refresh, ClusterClientOptions options) {
             super(resources, seeds);
-            this.channel = channel;
+            this.transport = transport;
             this.refresher = new RefreshClient(refresh, seeds);
             refresher.setOptions(options); // its connections are the node connections' kind: TLS, trust, timeouts
         }
@@ -283,7 +255,7 @@ final class StoreLanes implements AutoCloseable {
         protected void connectionBuilder(Mono<SocketAddress> address, ConnectionBuilder builder,
                 ConnectionEvents events, RedisURI uri) {
             super.connectionBuilder(address, builder, events, uri);
-            onLoopTransport(builder, channel);
+            onLoopTransport(builder, transport);
         }
 
         /**

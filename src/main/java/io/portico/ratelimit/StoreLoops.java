@@ -1,13 +1,10 @@
 package io.portico.ratelimit;
 
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.socket.DatagramChannel;
-import io.netty.channel.socket.SocketChannel;
+import io.portico.transport.Transport;
 
 /**
- * The server's event loops, on which the connections of shared zones run ({@link StoreLanes}), and the channel
- * classes that register on them: the server's transport's, which the server owns ({@code server.Transport}) and
- * hands down, so that this package keeps no table of transports of its own.
+ * The server's event loops, on which the connections of shared zones run ({@link StoreLanes}), and their transport,
+ * whose channel classes the connections and their DNS resolver are made of.
  */
-public record StoreLoops(EventLoopGroup group, Class<? extends SocketChannel> socketChannel,
-        Class<? extends DatagramChannel> datagramChannel) {}
+public record StoreLoops(EventLoopGroup group, Transport transport) {}

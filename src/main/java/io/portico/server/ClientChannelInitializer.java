@@ -4,7 +4,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelPipeline;
-import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.stream.ChunkedWriteHandler;
@@ -13,7 +12,6 @@ import io.portico.config.Http2Config;
 import io.portico.config.LimitsConfig;
 import io.portico.config.ProxyProtocolConfig;
 import io.portico.connection.ClientPipeline;
-import io.portico.connection.UringCloseHandler;
 import io.portico.exchange.Route;
 import io.portico.metrics.LocationMeters;
 import io.portico.metrics.ProtocolMeters;
@@ -22,6 +20,7 @@ import io.portico.route.HostRouter;
 import io.portico.route.RouteHandler;
 import io.portico.tls.PlainHttpRefusal;
 import io.portico.tls.ServerTls;
+import io.portico.transport.Transport;
 
 /**
  * A client connection's pipeline, in the order a request passes through it: these methods are the whole request
@@ -106,9 +105,7 @@ final class ClientChannelInitializer {
         parts.state().add(ch);
         parts.metrics().connectionAccepted();
         ChannelPipeline p = ch.pipeline();
-        if (ch instanceof IoUringSocketChannel) {
-            p.addLast(ClientPipeline.URING_CLOSE, UringCloseHandler.INSTANCE);
-        }
+        Transport.of(ch).addCloseHandler(p, ClientPipeline.URING_CLOSE);
         p.addLast(ClientPipeline.CONNECTIONS, parts.connectionLimiter());
         if (proxyProtocol != null) {
             // Before TLS: a balancer's PROXY header precedes the ClientHello.

@@ -9,6 +9,7 @@ import io.portico.ratelimit.RateLimits;
 import io.portico.route.HostRouter;
 import io.portico.tls.ServerTls;
 import io.portico.tls.TlsUnavailableException;
+import io.portico.transport.Transport;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -14,6 +14,7 @@ import io.portico.config.PorticoConfig;
 import io.portico.exchange.HttpDates;
 import io.portico.metrics.AccessLog;
 import io.portico.metrics.PorticoMetrics;
+import io.portico.transport.Transport;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.ServerSocket;

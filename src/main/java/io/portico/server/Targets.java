@@ -20,6 +20,7 @@ import io.portico.ratelimit.RateLimits;
 import io.portico.ratelimit.StoreLoops;
 import io.portico.route.ReturnResponder;
 import io.portico.staticfile.StaticFiles;
+import io.portico.transport.Transport;
 import io.portico.upstream.UpstreamPool;
 import io.portico.upstream.UpstreamServer;
 import java.util.IdentityHashMap;
@@ -75,7 +76,7 @@ final class Targets implements AutoCloseable {
             ServerState state, Targets previous) {
         // first: it may fail (a shared store out of reach)
         RateLimits rateLimits = RateLimits.create(config, previous == null ? null : previous.rateLimits,
-                new StoreLoops(group, transport.socketChannel(), transport.datagramChannel()));
+                new StoreLoops(group, transport));
         Proxies proxies;
         try {
             proxies = Proxies.start(config, group, previous == null ? null : previous.proxies);

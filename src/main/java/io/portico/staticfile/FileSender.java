@@ -6,7 +6,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.FileRegion;
-import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpResponse;
@@ -26,6 +25,7 @@ import io.portico.config.CompressionConfig;
 import io.portico.config.CompressionConfig.Coding;
 import io.portico.exchange.ResponseHeaders;
 import io.portico.staticfile.Preconditions.Decision;
+import io.portico.transport.Transport;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 
@@ -131,7 +131,7 @@ final class FileSender {
      * the cache takes goes from memory there, one gathering write of head and body, as it does over TLS.
      */
     private boolean splicesDearly(StaticExchange exchange, FileMeta file) {
-        return cache.fitsInMemory(file) && exchange.client().channel() instanceof IoUringSocketChannel;
+        return cache.fitsInMemory(file) && Transport.of(exchange.client().channel()).splicesFileRegions();
     }
 
     /**
@@ -159,7 +159,7 @@ final class FileSender {
         boolean corked = TcpCork.on(channel);
         channel.write(response);
         if (body instanceof FileRegion region) {
-            channel.write(channel instanceof IoUringSocketChannel ? OpenFile.mapped(region) : region);
+            channel.write(Transport.of(channel).splicesFileRegions() ? OpenFile.mapped(region) : region);
         } else {
             writeFile(exchange, (FileChannel) body, start, length);
         }

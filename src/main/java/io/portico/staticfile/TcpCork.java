@@ -3,10 +3,7 @@ package io.portico.staticfile;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelException;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.epoll.EpollChannelOption;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.uring.IoUringChannelOption;
-import io.netty.channel.uring.IoUringSocketChannel;
+import io.portico.transport.Transport;
 
 /**
  * nginx's {@code tcp_nopush} for sendfile responses: with the socket corked, the head and the file go out in
@@ -41,12 +38,6 @@ final class TcpCork {
     }
 
     private static ChannelOption<Boolean> option(Channel channel) {
-        if (channel instanceof EpollSocketChannel) {
-            return EpollChannelOption.TCP_CORK;
-        }
-        if (channel instanceof IoUringSocketChannel) {
-            return IoUringChannelOption.TCP_CORK;
-        }
-        return null;
+        return Transport.of(channel).cork();
     }
 }

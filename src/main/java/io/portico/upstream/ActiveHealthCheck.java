@@ -20,6 +20,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.HttpResponseDecoder;
 import io.portico.config.HealthCheckConfig;
 import io.portico.config.UpstreamProtocol;
+import io.portico.transport.Transport;
 import java.util.ArrayDeque;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -72,7 +73,7 @@ final class ActiveHealthCheck {
         Transport transport = Transport.of(loop);
         Bootstrap b = new Bootstrap()
                 .group(loop)
-                .channelFactory(transport.channelFactory(server.address()))
+                .channelFactory(transport.upstreamChannel(server.socketAddress()))
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, config.timeout().toMillis()))
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
@@ -114,7 +115,7 @@ final class ActiveHealthCheck {
                         });
                     }
                 });
-        b.connect(Transport.socketAddress(server.address())).addListener((ChannelFutureListener) f -> {
+        b.connect(server.socketAddress()).addListener((ChannelFutureListener) f -> {
             if (!f.isSuccess()) {
                 timeout.cancel(false);
                 fail.accept(SocketErrors.connect(f.cause()));

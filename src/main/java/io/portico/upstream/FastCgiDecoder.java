@@ -5,15 +5,17 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.DefaultHttpContent;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.AsciiString;
+import io.portico.http1.FieldNames;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -22,7 +24,8 @@ import java.util.List;
  * Reads a FastCGI response into the HTTP messages the exchange relays: the STDOUT stream's CGI head becomes an
  * HTTP/1.1 response head ({@code Status: 404 Not Found} its status, 200 without one, 302 for a Location without
  * one, as CGI says), the rest of STDOUT its body, END_REQUEST its end; STDERR goes to the server's error log
- * (rate limited, as nginx's "FastCGI sent in stderr").
+ * (rate limited, as nginx's "FastCGI sent in stderr"). The head's fields are a {@code http1.FieldList} and common
+ * names the shared instances of {@code http1.FieldNames}, as in the HTTP upstream's heads ({@link UpstreamCodec}).
  *
  * <p>As strict as the HTTP decoder: a record of another version, request id or type, a head over
  * {@code maxHeaderSize} bytes or {@code maxFields} fields, a field without a name or with whitespace before its
@@ -37,6 +40,8 @@ import java.util.List;
  */
 final class FastCgiDecoder extends ByteToMessageDecoder {
     private static final int MAX_STDERR_LOGGED = 200;
+    /** CGI's status field, which becomes the status line and is not forwarded. */
+    private static final AsciiString STATUS = AsciiString.cached("Status");
 
     private final ArrayDeque<HttpMethod> methods;
     private final int maxHeaderSize;
@@ -152,10 +157,10 @@ final class FastCgiDecoder extends ByteToMessageDecoder {
 
     /**
      * The HTTP response of the CGI head in {@code b} up to {@code end}, or null with {@link #failure} set. Lines
-     * are read off the bytes (LF or CRLF ends), one string made per name and per value.
+     * are read off the bytes (LF or CRLF ends), one string made per value and per name but a common one.
      */
     private HttpObject response(ByteBuf b, int end) {
-        HttpHeaders headers = DefaultHttpHeadersFactory.headersFactory().newHeaders();
+        HttpHeaders headers = UpstreamCodec.RESPONSE_HEADERS.newHeaders();
         HttpResponseStatus status = null;
         int fields = 0;
         int size = 0;
@@ -174,7 +179,7 @@ final class FastCgiDecoder extends ByteToMessageDecoder {
             if (++fields > maxFields || size > maxHeaderSize) {
                 return failed("more than " + maxFields + " header fields or " + maxHeaderSize + " bytes");
             }
-            String name = b.toString(start, colon - start, StandardCharsets.ISO_8859_1);
+            AsciiString name = FieldNames.of(b, start, colon - start);
             int from = colon + 1;
             int to = lineEnd;
             while (from < to && Character.isWhitespace((char) b.getUnsignedByte(from))) {
@@ -190,16 +195,16 @@ final class FastCgiDecoder extends ByteToMessageDecoder {
                 }
             }
             String value = b.toString(from, to - from, StandardCharsets.ISO_8859_1);
-            if (name.equalsIgnoreCase("Status")) {
+            if (name.contentEqualsIgnoreCase(STATUS)) {
                 if (status != null || !statusValue(value)) {
                     return failed("Status '" + printable(value) + "' (expected: one, three digits 200-599)");
                 }
                 int code = Integer.parseInt(value, 0, 3, 10);
                 status = value.length() > 4 ? new HttpResponseStatus(code, value.substring(4))
                         : HttpResponseStatus.valueOf(code);
-            } else if (name.equalsIgnoreCase("Transfer-Encoding")) {
+            } else if (name.contentEqualsIgnoreCase(HttpHeaderNames.TRANSFER_ENCODING)) {
                 return failed("Transfer-Encoding (records frame a FastCGI body)");
-            } else if (name.equalsIgnoreCase("Content-Length")) {
+            } else if (name.contentEqualsIgnoreCase(HttpHeaderNames.CONTENT_LENGTH)) {
                 if (contentLength >= 0 || !digits(value, 1, 18)) {
                     return failed("Content-Length '" + printable(value) + "' (expected: one number)");
                 }
@@ -210,7 +215,7 @@ final class FastCgiDecoder extends ByteToMessageDecoder {
             }
         }
         if (status == null) {
-            status = headers.contains("Location") ? HttpResponseStatus.FOUND : HttpResponseStatus.OK;
+            status = headers.contains(HttpHeaderNames.LOCATION) ? HttpResponseStatus.FOUND : HttpResponseStatus.OK;
         }
         int code = status.code();
         noBody = HttpMethod.HEAD.equals(methods.peek()) || code == 204 || code == 304;

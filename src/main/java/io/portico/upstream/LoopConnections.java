@@ -9,7 +9,7 @@ import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.portico.config.UpstreamConfig;
 import io.portico.config.UpstreamProtocol;
-import io.portico.connection.UringCloseHandler;
+import io.portico.transport.Transport;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -92,7 +92,7 @@ public final class LoopConnections {
      * to a task, each time. Here the options are set and the handlers added straight on the new channel, and the
      * connect is issued as soon as the (same-thread) registration is done. TCP_NODELAY is not set here: the
      * NIO and io_uring socket channels enable it when made, the epoll one before its second write
-     * ({@link UpstreamEpollChannel}), and setting it again would cost a system call per connection.
+     * ({@code transport.UpstreamEpollChannel}), and setting it again would cost a system call per connection.
      */
     public void connect(UpstreamServer server, Consumer<UpstreamConnection> connected, Consumer<Throwable> failed) {
         ChannelFactory<? extends Channel> factory = factory(server);
@@ -107,7 +107,7 @@ public final class LoopConnections {
         ch.config().setConnectTimeoutMillis(0); // the connection's own timer watches the connect: see watchConnect
         UpstreamConnection c = new UpstreamConnection(ch, server, this);
         addHandlers(ch.pipeline(), server, c);
-        if (transport == Transport.EPOLL) {
+        if (transport.readsBeforeRegistration()) {
             armReadBeforeRegistration(ch);
         }
         loop.register(ch).addListener(registered -> {
@@ -161,7 +161,7 @@ public final class LoopConnections {
      * Every new connection is read right after its request is written, and an epoll channel's first read adds
      * EPOLLIN to its interest with an {@code epoll_ctl(MOD)} of its own. Asked for before the channel is registered,
      * the read only marks EPOLLIN in the channel's interest set, and Netty's first {@code epoll_ctl(ADD)} (at the
-     * connect) carries it: one system call less per connection. Netty's public channel API cannot do this (a
+     * connect) carries it: one system call less per connection ({@link Transport#readsBeforeRegistration}). Netty's public channel API cannot do this (a
      * pipeline read needs a registered channel), so it goes through {@code Channel.Unsafe#beginRead} on the loop
      * that owns the channel. Nothing is read before the request: nothing arrives before it; an error on the socket
      * is reported to the channel with or without EPOLLIN.
@@ -174,18 +174,16 @@ public final class LoopConnections {
     private ChannelFactory<? extends Channel> factory(UpstreamServer server) {
         ChannelFactory<? extends Channel> f = factories[server.index()];
         if (f == null) {
-            f = transport.channelFactory(server.address());
-            remoteAddresses[server.index()] = transport.connectAddress(server.address());
+            f = transport.upstreamChannel(server.socketAddress());
+            remoteAddresses[server.index()] = transport.connectAddress(server.socketAddress());
             factories[server.index()] = f;
         }
         return f;
     }
 
     private void addHandlers(ChannelPipeline p, UpstreamServer server, UpstreamConnection c) {
-        if (transport == Transport.IO_URING) {
-            // An app that stops reading a request body would otherwise hold the connection's close for ever.
-            p.addLast(URING_CLOSE, UringCloseHandler.INSTANCE);
-        }
+        // An app that stops reading a request body would otherwise hold the connection's close for ever.
+        transport.addCloseHandler(p, URING_CLOSE);
         if (config.protocol() == UpstreamProtocol.UWSGI) {
             UwsgiCodec.addTo(p, decoder, config.proxyMaxHeaderCount());
         } else if (config.protocol() == UpstreamProtocol.FASTCGI) {

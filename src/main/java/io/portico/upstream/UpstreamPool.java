@@ -2,8 +2,10 @@ package io.portico.upstream;
 
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.portico.config.UpstreamAddress;
 import io.portico.config.UpstreamConfig;
 import io.portico.config.UpstreamServerConfig;
+import io.portico.transport.Transport;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -110,7 +112,7 @@ public final class UpstreamPool implements AutoCloseable {
     public void requireTransport(EventLoopGroup group) {
         Transport transport = Transport.of(group.next());
         for (UpstreamServer s : servers) {
-            if (s.address() instanceof io.portico.config.UpstreamAddress.Unix && !transport.hasUnixSockets()) {
+            if (s.address() instanceof UpstreamAddress.Unix && !transport.hasUnixSockets()) {
                 throw new IllegalStateException("upstream " + config.name() + ": server " + s.address()
                         + " is a unix socket, which needs a native transport, epoll or io_uring"
                         + " (the event loops use NIO)");

@@ -1,8 +1,10 @@
 package io.portico.upstream;
 
+import io.netty.channel.unix.DomainSocketAddress;
 import io.portico.config.UpstreamAddress;
 import io.portico.config.UpstreamProtocol;
 import io.portico.config.UpstreamServerConfig;
+import java.net.SocketAddress;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
@@ -19,6 +21,8 @@ public final class UpstreamServer {
     // Formatted once: every proxied request logs the name, and some send the Host header.
     private final String name;
     private final String hostHeader;
+    /** The address as a channel connects to it. */
+    private final SocketAddress socketAddress;
     private final int index;
     private final LongSupplier nanoClock;
     private final AtomicInteger active = new AtomicInteger();
@@ -55,6 +59,8 @@ public final class UpstreamServer {
         this.name = protocol == UpstreamProtocol.HTTP
                 ? config.address().toString() : protocol.scheme + "://" + config.address();
         this.hostHeader = config.address().hostHeader();
+        this.socketAddress = config.address() instanceof UpstreamAddress.Unix unix
+                ? new DomainSocketAddress(unix.path().toFile()) : ((UpstreamAddress.Tcp) config.address()).address();
         this.index = index;
         this.nanoClock = nanoClock;
         this.limit = limit;
@@ -80,6 +86,11 @@ public final class UpstreamServer {
 
     public UpstreamAddress address() {
         return config.address();
+    }
+
+    /** {@link #address} as a channel connects to it: an {@code InetSocketAddress} or a unix socket's. */
+    SocketAddress socketAddress() {
+        return socketAddress;
     }
 
     public UpstreamProtocol protocol() {

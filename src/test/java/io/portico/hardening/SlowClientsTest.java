@@ -95,7 +95,7 @@ class SlowClientsTest {
     /**
      * And the close completes while the client still reads nothing: its access log line is written. On io_uring a
      * send blocked on the client's full socket buffer kept the close pending until the client read
-     * (connection.UringCloseHandler), which the test above, whose client reads to the close, cannot see.
+     * (transport.UringCloseHandler), which the test above, whose client reads to the close, cannot see.
      */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"/large.bin", "/app/large"})

@@ -10,6 +10,7 @@ import io.portico.server.PorticoServer;
 import io.portico.testing.LogCapture;
 import io.portico.testing.RefusedPort;
 import io.portico.testing.TestServers;
+import io.portico.testing.TestTransport;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
@@ -199,8 +200,8 @@ class FastCgiProxyTest {
 
     @Test
     void overAUnixSocket(@TempDir Path sockDir) throws IOException {
-        org.junit.jupiter.api.Assumptions.assumeTrue(io.netty.channel.epoll.Epoll.isAvailable(),
-                "unix socket upstreams need epoll");
+        org.junit.jupiter.api.Assumptions.assumeTrue(TestTransport.of(true).hasUnixSockets(),
+                "unix socket upstreams need a native transport");
         try (PhpFpmServer overUnix = PhpFpmServer.start(sockDir, true)) {
             PorticoServer p = TestServers.start("locations = [ { path = \"/\", proxy = \"fastcgi://"
                     + overUnix.address() + "\", fastcgi-root = \"" + overUnix.root() + "\" } ]\n");

@@ -9,9 +9,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
-import io.netty.channel.epoll.Epoll;
 import io.portico.config.UpstreamAddress;
 import io.portico.config.UpstreamServerConfig;
+import io.portico.testing.TestTransport;
 import java.io.InputStream;
 import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
@@ -105,7 +105,7 @@ class ProxyUpgradeAndSocketsTest {
 
     @Test
     void unixSocketUpstream(@TempDir Path dir) throws Exception {
-        assumeThat(Epoll.isAvailable()).as("unix socket upstreams need epoll").isTrue();
+        assumeThat(TestTransport.of(true).hasUnixSockets()).as("unix socket upstreams need a native transport").isTrue();
         Path socket = dir.resolve("app.sock");
         try (TestUpstream app = new TestUpstream(TestUpstream.ok("over unix"), socket)) {
             UpstreamServerConfig unix = new UpstreamServerConfig(new UpstreamAddress.Unix(socket), 1, 0,

@@ -2,13 +2,13 @@ package io.portico.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.netty.channel.epoll.Epoll;
 import io.portico.server.PorticoServer;
 import io.portico.testing.LogCapture;
 import io.portico.testing.RefusedPort;
 import io.portico.testing.RawHttp;
 import io.portico.testing.Response;
 import io.portico.testing.TestServers;
+import io.portico.testing.TestTransport;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -258,7 +258,8 @@ class UwsgiProxyTest {
 
     @Test
     void unixSocket(@TempDir Path sockDir) throws IOException {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Epoll.isAvailable(), "unix socket upstreams need epoll");
+        org.junit.jupiter.api.Assumptions.assumeTrue(TestTransport.of(true).hasUnixSockets(),
+                "unix socket upstreams need a native transport");
         try (UwsgiServer overUnix = UwsgiServer.unix(sockDir)) {
             PorticoServer p = TestServers.start("locations = [ { path = \"/\", proxy = \"uwsgi://"
                     + overUnix.address() + "\" } ]\n");

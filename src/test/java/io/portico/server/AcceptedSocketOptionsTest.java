@@ -9,6 +9,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.portico.config.IoTransport;
 import io.portico.testing.TestTransport;
+import io.portico.transport.Transport;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;

@@ -8,6 +8,7 @@ import io.portico.config.PorticoConfig;
 import io.portico.metrics.AccessLog;
 import io.portico.metrics.PorticoMetrics;
 import io.portico.testing.RawHttp;
+import io.portico.transport.Transport;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.Set;

@@ -10,6 +10,7 @@ import io.portico.config.PorticoConfig;
 import io.portico.metrics.AccessLog;
 import io.portico.route.HostRouter;
 import io.portico.route.Router;
+import io.portico.transport.Transport;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;

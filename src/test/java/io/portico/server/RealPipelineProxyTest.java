@@ -16,6 +16,7 @@ import io.portico.proxy.Proxies;
 import io.portico.route.HostRouter;
 import io.portico.route.Router;
 import io.portico.testing.TestServers;
+import io.portico.transport.Transport;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -3,7 +3,7 @@ package io.portico.testing;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.portico.config.IoTransport;
-import io.portico.server.Transport;
+import io.portico.transport.Transport;
 
 /**
  * The transport for tests that build their own event loops: the one {@code PORTICO_TRANSPORT} names (CI runs the

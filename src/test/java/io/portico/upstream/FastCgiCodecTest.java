@@ -15,6 +15,8 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
+import io.portico.http1.FieldList;
+import io.portico.http1.FieldNames;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -139,6 +141,31 @@ class FastCgiCodecTest {
         assertThat(body()).isEqualTo("hello");
         assertThat(methods).isEmpty();
         assertThat(((FastCgiDecoder) decoder.pipeline().first()).leftover()).isZero();
+        assertThat(decoder.finishAndReleaseAll()).isFalse();
+    }
+
+    /**
+     * The head is a FieldList, as an HTTP upstream's, read from direct memory as the native transports receive it:
+     * common names are the shared instances, in the spelling received; CGI's fields are known in any letter case.
+     */
+    @Test
+    void theHeadIsAFieldListWithTheSharedCommonNames() {
+        methods.add(HttpMethod.GET);
+        ByteBuf direct = Unpooled.directBuffer();
+        direct.writeBytes(Unpooled.wrappedBuffer(record(FastCgiRecords.STDOUT,
+                "status: 201\r\ncontent-type: text/plain\r\nX-Odd: 1\r\ncontent-length: 2\r\n\r\nok"), end(0)));
+        decoder.writeInbound(direct);
+        HttpResponse r = decoder.readInbound();
+        assertThat(r.decoderResult().isSuccess()).isTrue();
+        assertThat(r.status().code()).isEqualTo(201);
+        assertThat(r.headers()).isInstanceOf(FieldList.class);
+        List<CharSequence> names = new ArrayList<>();
+        r.headers().iteratorCharSequence().forEachRemaining(field -> names.add(field.getKey()));
+        assertThat(names).extracting(CharSequence::toString).containsExactly("content-type", "X-Odd", "content-length");
+        byte[] contentType = "content-type".getBytes(StandardCharsets.ISO_8859_1);
+        assertThat(names.get(0)).isSameAs(FieldNames.of(contentType, 0, contentType.length));
+        assertThat(r.headers().get("Content-Length")).isEqualTo("2");
+        assertThat(body()).isEqualTo("ok");
         assertThat(decoder.finishAndReleaseAll()).isFalse();
     }
 

@@ -10,7 +10,7 @@ import io.portico.config.IoTransport;
 import io.portico.config.UpstreamAddress;
 import io.portico.config.UpstreamConfig;
 import io.portico.config.UpstreamServerConfig;
-import io.portico.server.Transport;
+import io.portico.transport.Transport;
 import io.portico.testing.TestTransport;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

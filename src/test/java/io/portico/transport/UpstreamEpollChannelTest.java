@@ -1,4 +1,4 @@
-package io.portico.upstream;
+package io.portico.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -12,8 +12,6 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.unix.UnixChannel;
 import io.portico.config.IoTransport;
-import io.portico.config.UpstreamAddress;
-import io.portico.server.Transport;
 import io.portico.testing.TestTransport;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -149,12 +147,11 @@ class UpstreamEpollChannelTest {
     }
 
     private CompletableFuture<Channel> connect(InetSocketAddress target, ChannelInboundHandlerAdapter handler) {
-        UpstreamAddress.Tcp address = new UpstreamAddress.Tcp("127.0.0.1", target);
-        SocketAddress connectTo = io.portico.upstream.Transport.EPOLL.connectAddress(address);
+        SocketAddress connectTo = Transport.EPOLL.connectAddress(target);
         assertThat(connectTo).isInstanceOf(UpstreamEpollChannel.Target.class);
         CompletableFuture<Channel> done = new CompletableFuture<>();
         loop.execute(() -> {
-            Channel ch = io.portico.upstream.Transport.EPOLL.channelFactory(address).newChannel();
+            Channel ch = Transport.EPOLL.upstreamChannel(target).newChannel();
             ch.config().setAutoRead(false);
             ch.pipeline().addLast(handler);
             loop.register(ch).addListener(r -> ch.connect(connectTo).addListener(f -> {

@@ -1,4 +1,4 @@
-package io.portico.connection;
+package io.portico.transport;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -39,8 +39,8 @@ import java.util.concurrent.TimeUnit;
  * every other stage (TLS's close_notify included) passes on. Stateless, one instance for all channels.
  */
 @ChannelHandler.Sharable
-public final class UringCloseHandler extends ChannelOutboundHandlerAdapter {
-    public static final UringCloseHandler INSTANCE = new UringCloseHandler();
+final class UringCloseHandler extends ChannelOutboundHandlerAdapter {
+    static final UringCloseHandler INSTANCE = new UringCloseHandler();
     /** Far above a write the kernel can take at once, far below the timeouts a stuck client is closed by. */
     static final long STUCK_SEND_MILLIS = 100;
 

@@ -1,4 +1,4 @@
-package io.portico.upstream;
+package io.portico.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -9,7 +9,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
-import io.portico.config.UpstreamAddress;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -36,12 +35,11 @@ class TransportFamilyTest {
         }
         MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
         try (listener) {
-            UpstreamAddress.Tcp upstream =
-                    new UpstreamAddress.Tcp(host, new InetSocketAddress(address, listener.getLocalPort()));
+            InetSocketAddress upstream = new InetSocketAddress(address, listener.getLocalPort());
             Channel ch = new Bootstrap().group(group)
-                    .channelFactory(Transport.EPOLL.channelFactory(upstream))
+                    .channelFactory(Transport.EPOLL.upstreamChannel(upstream))
                     .handler(new ChannelInboundHandlerAdapter())
-                    .connect(upstream.address()).sync().channel();
+                    .connect(upstream).sync().channel();
             try (Socket accepted = listener.accept()) {
                 assertThat(((InetSocketAddress) ch.remoteAddress()).getAddress()).isEqualTo(address);
                 assertThat(accepted.getInetAddress()).isEqualTo(address);

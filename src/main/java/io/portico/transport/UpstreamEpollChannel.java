@@ -1,4 +1,4 @@
-package io.portico.upstream;
+package io.portico.transport;
 
 import io.netty.channel.ChannelException;
 import io.netty.channel.ChannelOption;
