@@ -11,15 +11,16 @@ import io.netty.util.AsciiString;
  * that HTTP/2-era clients and servers send. Immutable, so any thread may use it.
  */
 public final class FieldNames {
+    /** Canonical spellings (the lower-case ones are added), and PHP's "Content-type". */
     private static final String[] COMMON = {
         "Accept", "Accept-Encoding", "Accept-Language", "Accept-Ranges", "Access-Control-Allow-Origin", "Age",
         "Authorization", "Cache-Control", "Connection", "Content-Encoding", "Content-Language", "Content-Length",
-        "Content-Type", "Cookie", "Date", "ETag", "Expires", "Host", "If-Modified-Since", "If-None-Match",
-        "Keep-Alive", "Last-Modified", "Location", "Origin", "Pragma", "Priority", "Referer", "Sec-Fetch-Dest",
-        "Sec-Fetch-Mode", "Sec-Fetch-Site", "Server", "Set-Cookie", "Strict-Transport-Security",
+        "Content-Type", "Content-type", "Cookie", "Date", "ETag", "Expires", "Host", "If-Modified-Since",
+        "If-None-Match", "Keep-Alive", "Last-Modified", "Location", "Origin", "Pragma", "Priority", "Referer",
+        "Sec-Fetch-Dest", "Sec-Fetch-Mode", "Sec-Fetch-Site", "Server", "Set-Cookie", "Strict-Transport-Security",
         "Transfer-Encoding", "Upgrade", "Upgrade-Insecure-Requests", "User-Agent", "Vary", "Via",
         "X-Content-Type-Options", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Frame-Options",
-        "X-Real-IP", "X-Request-ID", "X-Requested-With"};
+        "X-Powered-By", "X-Real-IP", "X-Request-ID", "X-Requested-With"};
     /** Candidates by length: a decoded name is compared with a handful at most. */
     private static final AsciiString[][] BY_LENGTH = byLength();
 
@@ -83,6 +84,9 @@ public final class FieldNames {
         for (String s : COMMON) {
             for (String spelling : new String[] {s, s.toLowerCase(java.util.Locale.ROOT)}) {
                 AsciiString[] row = table[spelling.length()];
+                if (java.util.Arrays.asList(row).contains(new AsciiString(spelling))) {
+                    continue; // a name already lower case, or another spelling's lower case
+                }
                 row = java.util.Arrays.copyOf(row, row.length + 1);
                 row[row.length - 1] = new AsciiString(spelling);
                 table[spelling.length()] = row;
