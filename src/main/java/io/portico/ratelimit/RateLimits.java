@@ -260,13 +260,19 @@ public final class RateLimits implements AutoCloseable {
     }
 
     /**
-     * Binds each zone kept in Redis to the meters {@code byZone} gives for its name (the metrics' round-trip
-     * histograms): called when this generation becomes the current one. Local zones have no round trip.
+     * Binds each zone kept in Redis to the meters its kind's function gives for its name (the metrics' round-trip
+     * histograms, one family per kind: a rate-limit zone and a limit-conn zone may share a name): called when this
+     * generation becomes the current one. Local zones have no round trip.
      */
-    public void bindStoreMeters(Function<String, StoreMeters> byZone) {
+    public void bindStoreMeters(Function<String, StoreMeters> rateZone, Function<String, StoreMeters> connZone) {
         rateZones.forEach((name, zone) -> {
             if (zone.shared != null) {
-                zone.shared.meters(byZone.apply(name));
+                zone.shared.meters(rateZone.apply(name));
+            }
+        });
+        connZones.forEach((name, zone) -> {
+            if (zone.shared != null) {
+                zone.shared.meters(connZone.apply(name));
             }
         });
     }

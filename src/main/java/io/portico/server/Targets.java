@@ -93,7 +93,7 @@ final class Targets implements AutoCloseable {
     void bindMetrics() {
         metrics.bind(sources, proxies.pools().values());
         metrics.bindCaches(caches::figures);
-        rateLimits.bindStoreMeters(metrics::storeMeters);
+        rateLimits.bindStoreMeters(metrics::storeMeters, metrics::connStoreMeters);
     }
 
     RateLimits rateLimits() {
