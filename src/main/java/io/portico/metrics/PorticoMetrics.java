@@ -67,6 +67,8 @@ public final class PorticoMetrics implements AutoCloseable {
         final Counter accepted;
         final Histogram storeRoundTrip;
         final Histogram storeDecision;
+        final Histogram connStoreRoundTrip;
+        final Histogram connStoreDecision;
 
         Families(PrometheusRegistry r) {
             requests = Counter.builder().name("portico_http_requests")
@@ -113,6 +115,16 @@ public final class PorticoMetrics implements AutoCloseable {
             storeDecision = Histogram.builder().name("portico_rate_limit_store_decision_seconds")
                     .help("A shared zone's decision that asked Redis, from the ask to the verdict (Redis's, or "
                             + "on-store-failure's at store-timeout), by zone.")
+                    .labelNames("zone").classicOnly().classicUpperBounds(STORE_BUCKETS).withoutExemplars()
+                    .register(r);
+            connStoreRoundTrip = Histogram.builder().name("portico_limit_conn_store_round_trip_seconds")
+                    .help("A shared limit-conn zone's take of a slot, from its send to its answer handled on the "
+                            + "event loop (late answers included), by zone.")
+                    .labelNames("zone").classicOnly().classicUpperBounds(STORE_BUCKETS).withoutExemplars()
+                    .register(r);
+            connStoreDecision = Histogram.builder().name("portico_limit_conn_store_decision_seconds")
+                    .help("A shared limit-conn zone's decision that asked Redis, from the ask to the verdict "
+                            + "(Redis's, or on-store-failure's at store-timeout), by zone.")
                     .labelNames("zone").classicOnly().classicUpperBounds(STORE_BUCKETS).withoutExemplars()
                     .register(r);
         }
@@ -225,6 +237,15 @@ public final class PorticoMetrics implements AutoCloseable {
     public StoreMeters storeMeters(String zone) {
         return new ZoneStoreMeters(families.storeRoundTrip.labelValues(zone),
                 families.storeDecision.labelValues(zone));
+    }
+
+    /**
+     * The round-trip meters of the shared limit-conn zone {@code zone}: a family of their own, as the zones'
+     * request counters and failures have (limit-conn and rate-limit zones are named apart and may share a name).
+     */
+    public StoreMeters connStoreMeters(String zone) {
+        return new ZoneStoreMeters(families.connStoreRoundTrip.labelValues(zone),
+                families.connStoreDecision.labelValues(zone));
     }
 
     /** A client connection was accepted. */

@@ -70,11 +70,28 @@ final class ConnZone {
             if (!answer.storeFailed()) {
                 return answer.admitted() ? new LocationLimits.Lease(this, key, answer.slot(), false) : null;
             }
-            return switch (config.store().onFailure()) {
-                case LOCAL -> tryAcquire(key) ? new LocationLimits.Lease(this, key, null, true) : null;
-                case ALLOW -> new LocationLimits.Lease(this, key, null, false);
-                case REJECT -> null;
-            };
+            return decideWithout(key);
         });
+    }
+
+    /** The lease on-store-failure gives {@code key}, or null. */
+    private LocationLimits.Lease decideWithout(ClientKey key) {
+        return switch (config.store().onFailure()) {
+            case LOCAL -> tryAcquire(key) ? new LocationLimits.Lease(this, key, null, true) : null;
+            case ALLOW -> new LocationLimits.Lease(this, key, null, false);
+            case REJECT -> null;
+        };
+    }
+
+    /**
+     * At start: on-store-failure's lease for {@link StoreWarmUp#KEY}, released at once as an exchange's is, so
+     * its path (and the local count's table) exists before the first failure ({@link StoreWarmUp#onStoreFailure}).
+     * Leaves no slot held; the zone's failures are not counted.
+     */
+    void warmOnStoreFailure() {
+        LocationLimits.Lease lease = decideWithout(StoreWarmUp.KEY);
+        if (lease != null) {
+            lease.release();
+        }
     }
 }

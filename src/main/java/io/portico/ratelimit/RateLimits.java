@@ -81,8 +81,10 @@ public final class RateLimits implements AutoCloseable {
                 String key = "rate-limits." + zone.name();
                 StoreConnection connection = redis.connection(key, store, longestStoreTimeout(config, store.redis()));
                 StoreWarmUp.warm(key, connection, RedisZoneStore.SCRIPTS);
-                rateZones.put(zone.name(), new RateZone(index, zone, new RedisZoneStore(zone, shape, connection,
-                        sharedClock, maintenance, local, clock)));
+                RedisZoneStore shared = new RedisZoneStore(zone, shape, connection, sharedClock, maintenance, local,
+                        clock);
+                StoreWarmUp.onStoreFailure(key, connection, shared::warmOnStoreFailure);
+                rateZones.put(zone.name(), new RateZone(index, zone, shared));
             }
         } catch (RuntimeException e) {
             redis.close();
@@ -100,7 +102,7 @@ public final class RateLimits implements AutoCloseable {
                 ConnZone before = previous == null ? null : previous.connZones.get(zone.name());
                 if (zone.store().shared()) {
                     // its counts are in Redis under this instance's leases; its connection is opened anew
-                    connZones.put(zone.name(), new ConnZone(zone, sharedConnections(config, zone)));
+                    connZones.put(zone.name(), sharedZone(config, zone));
                 } else {
                     // same definition: the requests in progress it counts (and will be given back) stay counted
                     connZones.put(zone.name(),
@@ -168,15 +170,17 @@ public final class RateLimits implements AutoCloseable {
     }
 
     /**
-     * A shared limit-conn zone's Redis counts, renewed every third of its lease on one daemon thread (a renewal is
-     * a few asynchronous commands: the thread never waits for Redis).
+     * A shared limit-conn zone, its on-store-failure path warmed; its Redis counts renewed every third of its lease
+     * on one daemon thread (a renewal is a few asynchronous commands: the thread never waits for Redis).
      */
-    private RedisConnStore sharedConnections(PorticoConfig config, LimitConnConfig zone) {
+    private ConnZone sharedZone(PorticoConfig config, LimitConnConfig zone) {
         String key = "limit-conn." + zone.name();
         StoreConnection connection = redis.connection(key, zone.store(),
                 longestStoreTimeout(config, zone.store().redis()));
         StoreWarmUp.warm(key, connection, RedisConnStore.SCRIPTS);
         RedisConnStore store = new RedisConnStore(zone, connection, instance);
+        ConnZone shared = new ConnZone(zone, store);
+        StoreWarmUp.onStoreFailure(key, connection, shared::warmOnStoreFailure);
         if (renewals == null) {
             renewals = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "portico-limit-conn-leases");
@@ -186,7 +190,7 @@ public final class RateLimits implements AutoCloseable {
         }
         long every = Math.max(1, zone.lease().toMillis() / 3);
         renewals.scheduleAtFixedRate(store::renew, every, every, TimeUnit.MILLISECONDS);
-        return store;
+        return shared;
     }
 
     /** Stops renewing limit-conn leases, then closes the connections of shared zones. */
@@ -260,13 +264,19 @@ public final class RateLimits implements AutoCloseable {
     }
 
     /**
-     * Binds each zone kept in Redis to the meters {@code byZone} gives for its name (the metrics' round-trip
-     * histograms): called when this generation becomes the current one. Local zones have no round trip.
+     * Binds each zone kept in Redis to the meters its kind's function gives for its name (the metrics' round-trip
+     * histograms, one family per kind: a rate-limit zone and a limit-conn zone may share a name): called when this
+     * generation becomes the current one. Local zones have no round trip.
      */
-    public void bindStoreMeters(Function<String, StoreMeters> byZone) {
+    public void bindStoreMeters(Function<String, StoreMeters> rateZone, Function<String, StoreMeters> connZone) {
         rateZones.forEach((name, zone) -> {
             if (zone.shared != null) {
-                zone.shared.meters(byZone.apply(name));
+                zone.shared.meters(rateZone.apply(name));
+            }
+        });
+        connZones.forEach((name, zone) -> {
+            if (zone.shared != null) {
+                zone.shared.meters(connZone.apply(name));
             }
         });
     }

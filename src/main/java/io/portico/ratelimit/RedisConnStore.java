@@ -70,6 +70,8 @@ final class RedisConnStore {
     private final StoreHealth health;
     /** The slots this instance holds now, renewed by {@link #renew}. */
     private final Map<Slot, Boolean> held = new ConcurrentHashMap<>();
+    /** The take's round-trip histograms (the metrics' once bound; none for tests and tools). */
+    private volatile StoreMeters meters = StoreMeters.NONE;
 
     /** {@code instance}: this process's name among those sharing the store (random per start). */
     RedisConnStore(LimitConnConfig zone, StoreConnection connection, String instance) {
@@ -88,6 +90,7 @@ final class RedisConnStore {
      * applies on-store-failure.
      */
     CompletableFuture<Answer> take(ClientKey key, ScheduledExecutorService timer) {
+        long entered = System.nanoTime();
         byte[] member = (instance + ":" + members.incrementAndGet()).getBytes(StandardCharsets.US_ASCII);
         Slot slot = new Slot(RedisZoneStore.redisKey(prefix, key, new byte[] {'}'}), member);
         int lane = connection.lane(timer);
@@ -96,6 +99,8 @@ final class RedisConnStore {
             health.skipped();
             return CompletableFuture.completedFuture(new Answer(null, false, true));
         }
+        StoreMeters m = meters;
+        long sent = System.nanoTime();
         CompletableFuture<Long> taken;
         try {
             taken = TAKE.run(connection.commands(lane), slot.key(), max, member, leaseMillis);
@@ -104,6 +109,9 @@ final class RedisConnStore {
             return CompletableFuture.completedFuture(new Answer(null, false, true));
         }
         return StoreDeadline.race(taken, timer, timeoutNanos, result -> {
+            long now = System.nanoTime();
+            m.answered(now - sent);
+            m.decided(now - entered);
             health.succeeded(node);
             if (result == 1L) {
                 held.put(slot, Boolean.TRUE);
@@ -111,10 +119,23 @@ final class RedisConnStore {
             }
             return new Answer(null, false, false);
         }, failure -> {
+            m.decided(System.nanoTime() - entered);
             health.failed(node, failure);
             forget(slot); // it may have been taken after all
             return new Answer(null, false, true);
-        }, late -> forget(slot));
+        }, late -> {
+            m.answered(System.nanoTime() - sent);
+            forget(slot);
+        });
+    }
+
+    /**
+     * Binds the take's round-trip histograms: {@link StoreMeters#answered} for each take's script answered,
+     * {@link StoreMeters#decided} for each take that asked Redis. Releases and renewals are not decisions and
+     * are not timed.
+     */
+    void meters(StoreMeters meters) {
+        this.meters = meters;
     }
 
     /** Gives a slot back; does not wait for Redis (a failed release ends with the lease). */

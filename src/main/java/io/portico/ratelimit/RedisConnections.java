@@ -82,6 +82,8 @@ final class RedisConnections implements AutoCloseable {
     /** Every lane's connection of every store, closed first. */
     private final List<StatefulConnection<byte[], byte[]>> connections = new ArrayList<>();
     private final List<AutoCloseable> clients = new ArrayList<>();
+    /** The clusters' shared periodic refreshes, stopped before anything else. */
+    private final List<SharedTopologyRefresh> refreshes = new ArrayList<>();
     /** The server's event loops, or null: then {@link #lanes} is one Lettuce I/O thread. */
     private final StoreLoops loops;
     private StoreLanes lanes;
@@ -116,9 +118,17 @@ final class RedisConnections implements AutoCloseable {
         }
         try {
             List<StoreConnection.Lane> opened = new ArrayList<>();
+            SharedTopologyRefresh refresh = store.cluster() && lanes.computation() != null
+                    ? new SharedTopologyRefresh() : null;
+            if (refresh != null) {
+                refreshes.add(refresh);
+            }
             for (StoreLanes.Lane lane : lanes.lanes()) {
-                opened.add(store.cluster() ? connectCluster(lane, store, commandTimeout)
+                opened.add(store.cluster() ? connectCluster(lane, store, commandTimeout, refresh)
                         : connectServer(lane, store, commandTimeout));
+            }
+            if (refresh != null) {
+                refresh.start(lanes.computation(), TOPOLOGY_REFRESH);
             }
             connection = new StoreConnection(opened);
         } catch (RedisException | IllegalArgumentException e) {
@@ -157,11 +167,16 @@ final class RedisConnections implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code refresh}: the store's shared periodic refresh, which then refreshes this lane's client (Lettuce's own
+     * periodic refresh off); null: Lettuce's own, every {@link #TOPOLOGY_REFRESH}.
+     */
     private StoreConnection.Lane connectCluster(StoreLanes.Lane lane, RateLimitZoneConfig.Store store,
-            Duration commandTimeout) {
+            Duration commandTimeout, SharedTopologyRefresh refresh) {
         RedisClusterClient client = lane.clusterClient(seeds(store), ClusterClientOptions.builder()
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                        .enablePeriodicRefresh(TOPOLOGY_REFRESH)
+                        .enablePeriodicRefresh(refresh == null)
+                        .refreshPeriod(TOPOLOGY_REFRESH)
                         .enableAllAdaptiveRefreshTriggers()
                         .adaptiveRefreshTriggersTimeout(ADAPTIVE_REFRESH_LIMIT)
                         .refreshTriggersReconnectAttempts(1)
@@ -182,6 +197,9 @@ final class RedisConnections implements AutoCloseable {
             }
             clients.add(() -> client.shutdownAsync(0, 2, TimeUnit.SECONDS).get(3, TimeUnit.SECONDS));
             connections.add(connection);
+            if (refresh != null) {
+                refresh.add(client);
+            }
             return new StoreConnection.Lane(lane.loop(), null, connection);
         } catch (RuntimeException e) {
             client.shutdown(0, 2, TimeUnit.SECONDS);
@@ -258,6 +276,8 @@ final class RedisConnections implements AutoCloseable {
     /** Connections, then clients, then lanes, each waited for (see the class comment). Never on an event loop. */
     @Override
     public void close() {
+        refreshes.forEach(SharedTopologyRefresh::close);
+        refreshes.clear();
         for (StatefulConnection<byte[], byte[]> connection : connections) {
             await(() -> connection.closeAsync().get(2, TimeUnit.SECONDS));
         }

@@ -281,6 +281,22 @@ final class RedisZoneStore implements SharedZoneStore {
         return new Answer(decideWithout(key), true);
     }
 
+    /**
+     * At start: on-store-failure's verdict for {@link StoreWarmUp#KEY}, its charge (on-store-failure = local)
+     * given back, so the fallback bucket and the path to it exist before the first failure
+     * ({@link StoreWarmUp#onStoreFailure}). The zone's failures and health are not touched.
+     */
+    void warmOnStoreFailure() {
+        if (decideWithout(StoreWarmUp.KEY) >= 0 && fallback != null) {
+            fallback.giveBack(StoreWarmUp.KEY, fallbackClock.nanoTime());
+        }
+    }
+
+    /** {@code on-store-failure = local}'s buckets, or null (tests: what the warm-up left there). */
+    ZoneStore fallback() {
+        return fallback;
+    }
+
     /** The verdict of on-store-failure. */
     private long decideWithout(ClientKey key) {
         return switch (onFailure) {

@@ -75,7 +75,10 @@ final class StoreLanes implements AutoCloseable {
                     : new LoopRedisClient(resources, uri, transport);
         }
 
-        /** A cluster client with {@code options}, which its topology refresh's connections are made with too. */
+        /**
+         * A cluster client with {@code options}, which its topology refresh's connections are made with too. On a
+         * loop its views come through {@link SharedTopologyRefresh#loadViews} (the store's shared periodic refresh).
+         */
         RedisClusterClient clusterClient(List<RedisURI> seeds, ClusterClientOptions options) {
             RedisClusterClient client = transport == null ? RedisClusterClient.create(resources, seeds)
                     : new LoopRedisClusterClient(resources, seeds, transport, refresh, options);
@@ -131,6 +134,14 @@ final class StoreLanes implements AutoCloseable {
 
     List<Lane> lanes() {
         return lanes;
+    }
+
+    /**
+     * Where a store's shared topology refresh runs ({@link SharedTopologyRefresh}): the thread of Lettuce's work
+     * besides I/O, never a loop; null without the server's loops (one lane: Lettuce refreshes it itself).
+     */
+    EventExecutorGroup computation() {
+        return computation;
     }
 
     /**
@@ -264,7 +275,8 @@ final class StoreLanes implements AutoCloseable {
          */
         @Override
         protected ClusterTopologyRefresh createTopologyRefresh() {
-            return (seeds, timeout, discovery) -> refresher.refresh.loadViews(seeds, timeout, discovery);
+            return (seeds, timeout, discovery) -> SharedTopologyRefresh.loadViews(refresher.refresh, seeds, timeout,
+                    discovery);
         }
 
         @Override

@@ -1,8 +1,9 @@
 package io.portico.ratelimit;
 
 /**
- * What a zone kept in Redis tells the metrics about its decisions' round trips: the ratelimit package's side of
- * the metrics (which implement it, so this package does not depend on theirs). Bound once per zone when its
+ * What a zone kept in Redis (a rate-limit zone's {@link RedisZoneStore}, a limit-conn zone's {@link RedisConnStore},
+ * each bound to its kind's histograms) tells the metrics about its decisions' round trips: the ratelimit package's
+ * side of the metrics (which implement it, so this package does not depend on theirs). Bound once per zone when its
  * generation of the configuration becomes the current one; each call is then a histogram record. Called on the
  * event loop that asked (its own connection reads the reply), concurrently for one zone from several loops.
  */

@@ -39,7 +39,49 @@ final class StoreWarmUp {
     /** The whole warm-up's bound, and each command's: as long as connecting may take. */
     private static final Duration BOUND = RedisConnections.CONNECT_TIMEOUT;
 
+    /**
+     * The client key of the warm-up of on-store-failure ({@link #onStoreFailure}). Its state is harmless even if a
+     * client's key were equal to it: it is taken and given back in a zone no client has reached yet, which leaves
+     * a bucket that admits as a new one does, and no slot.
+     */
+    static final ClientKey KEY = ClientKey.text("portico:warm-up");
+
     private StoreWarmUp() {}
+
+    /**
+     * Runs on each lane's loop what the zone's first store failure runs there, before the listeners accept: a
+     * store-timeout that expires ({@link StoreDeadline}'s deadline branch, on the loop's timer), then
+     * {@code decideWithout}, which applies on-store-failure to {@link #KEY} through the zone's own code and
+     * undoes what it took. Why: otherwise that code first runs when Redis first fails, on a loop already holding
+     * requests for store-timeout, and class loading and first calls there (the enum switch, the fallback bucket's
+     * first entry in its Caffeine cache, its compare-and-set) delay every one of them. Nothing is asked of Redis
+     * and nothing is counted as a failure (the zone's health is not told). Waits (off the loops: at start or
+     * reload).
+     */
+    static void onStoreFailure(String zone, StoreConnection connection, Runnable decideWithout) {
+        List<CompletableFuture<Void>> warmed = new ArrayList<>();
+        for (StoreConnection.Lane lane : connection.lanes()) {
+            EventExecutor loop = lane.loop();
+            if (loop == null) { // Lettuce's own thread: no loop timer, Lettuce's command timeout bounds a command
+                decideWithout.run();
+                continue;
+            }
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            loop.execute(() -> StoreDeadline.race(new CompletableFuture<Void>(), loop, 0, reply -> reply,
+                    timedOut -> {
+                        decideWithout.run();
+                        return null;
+                    }, late -> { }).whenComplete((v, failure) -> {
+                        if (failure != null) {
+                            done.completeExceptionally(failure);
+                        } else {
+                            done.complete(null);
+                        }
+                    }));
+            warmed.add(done);
+        }
+        await(zone, warmed, "on-store-failure's warm-up failed");
+    }
 
     /**
      * Warms every lane of {@code connection} with {@code scripts}, each lane from its own loop, and waits for them
@@ -68,6 +110,10 @@ final class StoreWarmUp {
             }
             warmed.add(done);
         }
+        await(zone, warmed, "its first commands failed");
+    }
+
+    private static void await(String zone, List<CompletableFuture<Void>> warmed, String failed) {
         try {
             CompletableFuture.allOf(warmed.toArray(CompletableFuture[]::new))
                     .get(BOUND.toMillis(), TimeUnit.MILLISECONDS);
@@ -75,8 +121,8 @@ final class StoreWarmUp {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(zone + ".store: interrupted while warming its connections", e);
         } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException(zone + ".store: its first commands failed ("
-                    + RedisConnections.reason(e) + ")", e);
+            throw new IllegalStateException(zone + ".store: " + failed + " (" + RedisConnections.reason(e) + ")",
+                    e);
         }
     }
 

@@ -94,7 +94,7 @@ final class Targets implements AutoCloseable {
     void bindMetrics() {
         metrics.bind(sources, proxies.pools().values());
         metrics.bindCaches(caches::figures);
-        rateLimits.bindStoreMeters(metrics::storeMeters);
+        rateLimits.bindStoreMeters(metrics::storeMeters, metrics::connStoreMeters);
     }
 
     RateLimits rateLimits() {

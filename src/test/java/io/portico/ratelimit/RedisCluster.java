@@ -207,6 +207,26 @@ public final class RedisCluster implements AutoCloseable {
         throw new IllegalStateException("no master serves slot " + slot);
     }
 
+    /** A live replica of {@code master}, as the cluster says. */
+    Node replicaOf(Node master) throws IOException {
+        String[] lines = Resp.command(master.port(), "CLUSTER", "NODES").split("\n");
+        String masterId = null;
+        for (String line : lines) {
+            String[] f = line.split(" ");
+            if (f[2].contains("myself")) {
+                masterId = f[0];
+            }
+        }
+        for (String line : lines) {
+            String[] f = line.split(" ");
+            if (f[2].contains("slave") && !f[2].contains("fail") && f[3].equals(masterId)) {
+                int clientPort = Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@')));
+                return nodes.stream().filter(n -> n.clientPort() == clientPort).findFirst().orElseThrow();
+            }
+        }
+        throw new IllegalStateException("no live replica of " + master);
+    }
+
     /** The keys in the cluster that match {@code pattern}, from every master. */
     List<String> keys(String pattern) throws IOException {
         List<String> keys = new ArrayList<>();

@@ -128,6 +128,50 @@ class SharedLimitConnTest {
                 .isEqualTo(204);
     }
 
+    /**
+     * The round-trip histograms time each take of a slot once: their counts are the take scripts Redis ran, as
+     * Redis itself counts them (EVALSHA: the script was loaded at start; a renewal would be an EVAL, and the
+     * releases ZREMs, neither of which is a decision).
+     */
+    @Test
+    void eachTakeSentToRedisIsTimedOnce() throws Exception {
+        RedisServer own = RedisServer.start();
+        closing.add(own::stop);
+        int port = start(config(zoneName(), own.uri(), "max = 5"));
+        Resp.command(own.port(), "CONFIG", "RESETSTAT"); // the start's warm-up ran scripts of its own
+        int sent = 25;
+        for (int i = 0; i < sent; i++) {
+            assertThat(get(port, "/").statusCode()).isEqualTo(204);
+        }
+        String metrics = get(port, "/metrics").body();
+        assertThat(calls(own, "evalsha")).as("Redis ran one take per request").isEqualTo(sent);
+        assertThat(sampleOf(metrics, "portico_limit_conn_store_round_trip_seconds_count"))
+                .isEqualTo(Integer.toString(sent));
+        assertThat(sampleOf(metrics, "portico_limit_conn_store_decision_seconds_count"))
+                .isEqualTo(Integer.toString(sent));
+        java.util.regex.Matcher sum = java.util.regex.Pattern
+                .compile("portico_limit_conn_store_round_trip_seconds_sum\\{zone=\"lc\\w+\"\\} ([0-9.eE-]+)")
+                .matcher(metrics);
+        assertThat(sum.find()).isTrue();
+        assertThat(Double.parseDouble(sum.group(1))).as("each round trip took some time").isPositive();
+        assertThat(metrics).as("not counted as a rate-limit zone's")
+                .doesNotContain("portico_rate_limit_store_round_trip_seconds_count{");
+    }
+
+    /** How many times {@code redis} ran {@code command} since its statistics were reset. */
+    private static long calls(RedisServer redis, String command) throws Exception {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("cmdstat_" + command + ":calls=(\\d+)")
+                .matcher(Resp.command(redis.port(), "INFO", "commandstats"));
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
+    }
+
+    private static String sampleOf(String metrics, String family) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(family + "\\{zone=\"lc\\w+\"\\} (\\d+)")
+                .matcher(metrics);
+        assertThat(m.find()).as(family).isTrue();
+        return m.group(1);
+    }
+
     private static String zoneName() {
         return "lc" + ZONES.incrementAndGet() + "x" + Long.toString(System.nanoTime() % 100_000, 36);
     }
