@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
-import io.portico.config.RateLimitZoneConfig;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioDatagramChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
+import io.portico.config.RateLimitZoneConfig;
+import io.portico.transport.Transport;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -29,7 +28,7 @@ class SharedTopologyRefreshTest {
         try (RedisCluster cluster = RedisCluster.start()) {
             RateLimitZoneConfig zone = Zones.shared(Zones.nodelay(10, Zones.SECOND, 5), "topology", cluster.uri());
             try (RedisConnections connections = new RedisConnections(
-                    new StoreLoops(loops, NioSocketChannel.class, NioDatagramChannel.class))) {
+                    new StoreLoops(loops, Transport.NIO))) {
                 StoreConnection connection = connections.connection("rate-limits.topology", zone.store(),
                         Duration.ofSeconds(1));
                 assertThat(connection.lanes()).hasSize(LOOPS);
