@@ -107,26 +107,24 @@ public final class PorticoMetrics implements AutoCloseable {
                     .withoutExemplars().register(r);
             accepted = Counter.builder().name("portico_connections_accepted")
                     .help("Client connections accepted.").withoutExemplars().register(r);
-            storeRoundTrip = Histogram.builder().name("portico_rate_limit_store_round_trip_seconds")
-                    .help("A shared zone's decision command, from its send to its answer handled on the event "
-                            + "loop (late answers included), by zone.")
-                    .labelNames("zone").classicOnly().classicUpperBounds(STORE_BUCKETS).withoutExemplars()
-                    .register(r);
-            storeDecision = Histogram.builder().name("portico_rate_limit_store_decision_seconds")
-                    .help("A shared zone's decision that asked Redis, from the ask to the verdict (Redis's, or "
-                            + "on-store-failure's at store-timeout), by zone.")
-                    .labelNames("zone").classicOnly().classicUpperBounds(STORE_BUCKETS).withoutExemplars()
-                    .register(r);
-            connStoreRoundTrip = Histogram.builder().name("portico_limit_conn_store_round_trip_seconds")
-                    .help("A shared limit-conn zone's take of a slot, from its send to its answer handled on the "
-                            + "event loop (late answers included), by zone.")
-                    .labelNames("zone").classicOnly().classicUpperBounds(STORE_BUCKETS).withoutExemplars()
-                    .register(r);
-            connStoreDecision = Histogram.builder().name("portico_limit_conn_store_decision_seconds")
-                    .help("A shared limit-conn zone's decision that asked Redis, from the ask to the verdict "
-                            + "(Redis's, or on-store-failure's at store-timeout), by zone.")
-                    .labelNames("zone").classicOnly().classicUpperBounds(STORE_BUCKETS).withoutExemplars()
-                    .register(r);
+            storeRoundTrip = storeHistogram(r, "portico_rate_limit_store_round_trip_seconds",
+                    "A shared zone's decision command, from its send to its answer handled on the event loop (late "
+                            + "answers included), by zone.");
+            storeDecision = storeHistogram(r, "portico_rate_limit_store_decision_seconds",
+                    "A shared zone's decision that asked Redis, from the ask to the verdict (Redis's, or "
+                            + "on-store-failure's at store-timeout), by zone.");
+            connStoreRoundTrip = storeHistogram(r, "portico_limit_conn_store_round_trip_seconds",
+                    "A shared limit-conn zone's take of a slot, from its send to its answer handled on the event "
+                            + "loop (late answers included), by zone.");
+            connStoreDecision = storeHistogram(r, "portico_limit_conn_store_decision_seconds",
+                    "A shared limit-conn zone's decision that asked Redis, from the ask to the verdict (Redis's, or "
+                            + "on-store-failure's at store-timeout), by zone.");
+        }
+
+        /** A shared store's times by zone, in the store's buckets (0.1 ms to seconds). */
+        private static Histogram storeHistogram(PrometheusRegistry r, String name, String help) {
+            return Histogram.builder().name(name).help(help).labelNames("zone").classicOnly()
+                    .classicUpperBounds(STORE_BUCKETS).withoutExemplars().register(r);
         }
     }
 
