@@ -1,7 +1,7 @@
 # Sourced by bin/portico: what the collector the JVM will run changes in the heap bin/portico gives it.
 # bin/portico leaves the collector to the JVM (G1 on 2 CPUs or more, Serial on 1) or to JAVA_OPTS: Serial shortened
 # young pauses on a busy 2-core machine but, with a rate-limit zone full and churning under an address spray, paused
-# 0.7-1.0 s in full collections every 2 s (docs/deploy.md, "the collector", has the figures).
+# 0.7-1.7 s in full collections, 23 in 150 s (docs/deploy.md, "the collector", has the figures).
 #   jvm_cpus JAVA_OPTS            -> the CPUs the JVM will see (affinity, cgroup quota, -XX:ActiveProcessorCount)
 #   heap_for_collector MIB CPUS JAVA_OPTS -> the -Xmx in MiB that keeps MIB usable under the collector it will run
 
