@@ -42,6 +42,17 @@ class HeapAdviceTest {
     }
 
     @Test
+    void countsTheResponseCachesFull() {
+        HeapAdvice advice = HeapAdvice.of(config("caches { pages { max-size = 256m }, api { max-size = 64m } }\n"
+                + "limits.max-connections = 0"));
+        assertThat(advice.cachesBytes()).isEqualTo(320L << 20);
+        assertThat(advice.totalBytes()).isEqualTo((64L << 20) + advice.locationsBytes() + (320L << 20));
+        assertThat(advice).hasToString("about 384 MiB at the configured limits (64 MiB for Portico, 0 MiB for the"
+                + " rate-limit zones full, 320 MiB for the response caches full, 0 MiB for limits.max-connections"
+                + " open)");
+    }
+
+    @Test
     void aRedisZoneCountsOnlyForTheLocalFallbackItFillsInAnOutage() {
         String store = "store = \"redis://127.0.0.1:6379\", max-clients = 1000000";
         HeapAdvice advice = HeapAdvice.of(config("rate-limits {\n"
