@@ -172,8 +172,7 @@ class ConnectionLimitTest {
         b.submit(() -> limit.acquire(b, waiter)).get();
         assertThat(events).containsExactly("holder granted", "reclaim for b");
         limit.idleRemoved(); // a closed it: the close releases the permit to the oldest waiter
-        limit.release();
-        assertThat(events.size()).isEqualTo(2);
+        limit.release(); // to the oldest waiter, told on its loop: wait for that task
         b.submit(() -> {}).get();
         assertThat(events).containsExactly("holder granted", "reclaim for b", "busy granted");
     }
