@@ -93,6 +93,14 @@ final class UpstreamReader {
         }
         Duration keepaliveTimeout = n.duration("keepalive-timeout", Duration.ZERO);
         int maxConnections = n.integer("max-connections", 0, Integer.MAX_VALUE);
+        if (protocol == UpstreamProtocol.FASTCGI && keepalive > 0 && maxConnections == 0) {
+            // Kept connections are bounded only by max-connections (counted per connection on FastCGI, see
+            // upstream.ConnectionLimit); without it every loop keeps its own and together they can hold every child
+            // while a new connection waits in the app's backlog for its 504. Portico cannot see pm.max_children, so
+            // it asks for the bound rather than guessing that workers * keepalive stays below it.
+            n.problem("keepalive", keepalive + " on a FastCGI upstream without max-connections (expected:"
+                    + " max-connections = the app's pm.max_children, or no keepalive)");
+        }
         int maxQueue = n.integer("max-queue", 0, Integer.MAX_VALUE);
         Duration queueTimeout = n.duration("queue-timeout", Duration.ZERO);
         Duration connectTimeout = n.duration("connect-timeout", Duration.ofMillis(1));

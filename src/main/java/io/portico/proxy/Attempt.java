@@ -46,6 +46,8 @@ final class Attempt implements UpstreamConnection.Deadline, ConnectionLimit.Gran
     private boolean permitDecided;
     private boolean permitHeld;
     private ConnectionLimit.Ticket ticket;
+    /** Per connection: a kept connection that carries its own permit, taken before {@link Owner#permitted}. */
+    private UpstreamConnection handed;
     private UpstreamConnection connection;
     private long startNanos;
     private boolean requestSent;
@@ -70,7 +72,15 @@ final class Attempt implements UpstreamConnection.Deadline, ConnectionLimit.Gran
      * Takes a permit now, or after queueing: the owner is told {@link Owner#permitted} or, when the queue is full or
      * times out, {@link Owner#permitRefused}.
      */
-    void acquirePermit() {
+    void acquirePermit(LoopConnections pool) {
+        if (server.limit().perConnection() && !fresh) {
+            // A kept connection is a permit already: only a request that needs a new connection queues for one.
+            UpstreamConnection idle = pool.pollIdle(server);
+            if (idle != null) {
+                handed(idle);
+                return;
+            }
+        }
         ConnectionLimit.Ticket t = server.limit().acquire(loop, this);
         if (!permitDecided) {
             ticket = t;
@@ -90,6 +100,19 @@ final class Attempt implements UpstreamConnection.Deadline, ConnectionLimit.Gran
         owner.permitted(this);
     }
 
+    /** The permit with a connection of this loop (per connection; the limit's call, or a pooled one). */
+    @Override
+    public void handed(UpstreamConnection c) {
+        permitDecided = true;
+        ticket = null;
+        if (ended) {
+            c.release(true); // to the next waiter, or the pool
+            return;
+        }
+        handed = c;
+        owner.permitted(this);
+    }
+
     @Override
     public void rejected() {
         permitDecided = true;
@@ -105,7 +128,9 @@ final class Attempt implements UpstreamConnection.Deadline, ConnectionLimit.Gran
      */
     void connect(LoopConnections pool, UpstreamConnection.Listener listener) {
         startNanos = System.nanoTime();
-        UpstreamConnection idle = fresh ? null : pool.pollIdle(server);
+        boolean perConnection = server.limit().perConnection();
+        UpstreamConnection idle = handed != null ? handed : fresh || perConnection ? null : pool.pollIdle(server);
+        handed = null;
         if (idle != null) {
             attach(idle, listener);
             owner.connected(this);
@@ -113,8 +138,12 @@ final class Attempt implements UpstreamConnection.Deadline, ConnectionLimit.Gran
         }
         pool.connect(server, c -> {
             if (ended) {
-                c.release(true);
+                c.release(!perConnection); // per connection its permit went with the attempt's end: not poolable
             } else {
+                if (perConnection) {
+                    permitHeld = false;
+                    c.takePermit();
+                }
                 server.meters().connected(System.nanoTime() - startNanos);
                 attach(c, listener);
                 owner.connected(this);

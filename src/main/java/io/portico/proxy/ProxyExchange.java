@@ -116,7 +116,7 @@ final class ProxyExchange implements Exchange, UpstreamConnection.Listener, Atte
     private void attemptOn(UpstreamServer s, boolean fresh) {
         Attempt a = new Attempt(s, loop, this, fresh);
         current = a;
-        a.acquirePermit();
+        a.acquirePermit(settings.pool().connections(loop));
     }
 
     // Attempt.Owner: what an attempt tells its exchange, each only while the attempt has not ended.

@@ -73,7 +73,7 @@ public final class LoopConnections {
     public UpstreamConnection pollIdle(UpstreamServer server) {
         ArrayDeque<UpstreamConnection> q = idle.get(server.index());
         for (UpstreamConnection c; (c = q.pollFirst()) != null; ) {
-            c.idle = false; // its idle timer stays scheduled: moving a deadline is cheaper than cancel + schedule
+            leftIdle(c); // its idle timer stays scheduled: moving a deadline is cheaper than cancel + schedule
             if (c.channel().isActive() && !c.desynchronised()) {
                 return c;
             }
@@ -196,6 +196,19 @@ public final class LoopConnections {
     }
 
     void offer(UpstreamConnection c) {
+        ConnectionLimit limit = c.server().limit();
+        if (c.holdsPermit && !closed) {
+            switch (limit.freed(loop, c)) {
+                case HANDED:
+                    return;
+                case PASSED:
+                    c.holdsPermit = false; // the waiter on another loop has it now
+                    c.channel().close();
+                    return;
+                case IDLE:
+                    break;
+            }
+        }
         ArrayDeque<UpstreamConnection> q = idle.get(c.server().index());
         if (closed || q.size() >= config.keepalive()) {
             c.channel().close();
@@ -203,12 +216,44 @@ public final class LoopConnections {
         }
         q.addFirst(c);
         c.idle = true;
+        if (c.holdsPermit) {
+            limit.idleAdded();
+        }
         c.idleSinceNanos = System.nanoTime();
         if (c.idleTimer == null) {
             armIdleTimer(c, config.keepaliveTimeout().toNanos());
         }
         // With AUTO_READ off an idle socket is not read, so ask for one read: a close (or stray bytes) is then seen.
         c.channel().read();
+        if (c.holdsPermit && limit.hasWaiters()) {
+            // A request queued between freed and idleAdded may have seen no idle connection to reclaim.
+            reclaimIdle(c.server());
+        }
+    }
+
+    /**
+     * Per connection: closes the least recently used idle connection to {@code server} while requests wait for a
+     * permit, so that its permit (and the app's child it held) goes to the oldest of them. Run on this loop, asked by
+     * a request queued on another ({@link ConnectionLimit.Reclaimer}).
+     */
+    void reclaimIdle(UpstreamServer server) {
+        if (!server.limit().hasWaiters()) {
+            return;
+        }
+        UpstreamConnection c = idle.get(server.index()).pollLast();
+        if (c != null) {
+            leftIdle(c);
+            cancelIdleTimer(c);
+            c.channel().close(); // its channelInactive releases the permit to the oldest waiter
+        }
+    }
+
+    /** A connection taken out of its idle queue. */
+    private static void leftIdle(UpstreamConnection c) {
+        c.idle = false;
+        if (c.holdsPermit) {
+            c.server().limit().idleRemoved();
+        }
     }
 
     /**
@@ -231,14 +276,16 @@ public final class LoopConnections {
             armIdleTimer(c, left);
             return;
         }
-        c.idle = false;
         idle.get(c.server().index()).remove(c);
+        leftIdle(c);
         c.channel().close();
     }
 
     void remove(UpstreamConnection c) {
+        if (idle.get(c.server().index()).remove(c)) {
+            leftIdle(c);
+        }
         c.idle = false;
-        idle.get(c.server().index()).remove(c);
         cancelIdleTimer(c);
     }
 
@@ -258,7 +305,7 @@ public final class LoopConnections {
         closed = true;
         for (ArrayDeque<UpstreamConnection> q : idle) {
             for (UpstreamConnection c; (c = q.pollFirst()) != null; ) {
-                c.idle = false;
+                leftIdle(c);
                 cancelIdleTimer(c);
                 c.channel().close();
             }

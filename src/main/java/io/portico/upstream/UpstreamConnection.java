@@ -35,6 +35,11 @@ public final class UpstreamConnection {
     /** Owned by {@link LoopConnections}: in its idle pool, since when, and its idle timer (null when none). */
     boolean idle;
     long idleSinceNanos;
+    /**
+     * A per-connection limit's permit ({@link ConnectionLimit#perConnection}), from the connect to the close: the
+     * permit of a kept connection moves with it, and its close releases it ({@link Handler#channelInactive}).
+     */
+    boolean holdsPermit;
     ScheduledFuture<?> idleTimer;
 
     UpstreamConnection(Channel channel, UpstreamServer server, LoopConnections owner) {
@@ -65,6 +70,11 @@ public final class UpstreamConnection {
     /** Whether an earlier request used this connection: then the server may have closed it while it was idle. */
     public boolean reused() {
         return uses > 1;
+    }
+
+    /** Per connection: the permit of the request that opened the connection is now the connection's. */
+    public void takePermit() {
+        holdsPermit = true;
     }
 
     public void attach(Listener listener) {
@@ -187,6 +197,10 @@ public final class UpstreamConnection {
         public void channelInactive(ChannelHandlerContext ctx) {
             cancelDeadlineTimer();
             owner.remove(UpstreamConnection.this);
+            if (holdsPermit) {
+                holdsPermit = false;
+                server.limit().release();
+            }
             closed(null);
         }
 

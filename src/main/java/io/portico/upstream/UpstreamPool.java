@@ -4,6 +4,7 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.portico.config.UpstreamAddress;
 import io.portico.config.UpstreamConfig;
+import io.portico.config.UpstreamProtocol;
 import io.portico.config.UpstreamServerConfig;
 import io.portico.transport.Transport;
 import java.util.ArrayList;
@@ -38,12 +39,15 @@ public final class UpstreamPool implements AutoCloseable {
         AtomicInteger queued = new AtomicInteger();
         boolean alone = config.servers().size() == 1;
         for (UpstreamServerConfig sc : config.servers()) {
+            // A FastCGI app's child serves one kept connection until it closes: count connections, not requests.
+            boolean perConnection = config.protocol() == UpstreamProtocol.FASTCGI && config.keepalive() > 0;
             ConnectionLimit limit = new ConnectionLimit(config.maxConnections(), config.maxQueue(),
-                    config.queueTimeout(), queued);
+                    config.queueTimeout(), queued, perConnection);
             UpstreamServer s =
                     new UpstreamServer(config.name(), config.protocol(), sc, all.size(), nanoClock, limit,
                             alone && !sc.backup());
             all.add(s);
+            limit.reclaimer(waiterLoop -> reclaim(s, waiterLoop));
             (sc.backup() ? backup : primary).add(s);
         }
         this.servers = List.copyOf(all);
@@ -103,6 +107,19 @@ public final class UpstreamPool implements AutoCloseable {
     public LoopConnections connections(EventLoop loop) {
         LoopConnections c = loops.get(loop); // first: computeIfAbsent's lambda would be made on every call
         return c != null ? c : loops.computeIfAbsent(loop, l -> new LoopConnections(l, config, servers.size()));
+    }
+
+    /** Has each loop but {@code waiterLoop} close an idle connection to {@code s} if requests still wait for it. */
+    private void reclaim(UpstreamServer s, EventLoop waiterLoop) {
+        for (LoopConnections lc : loops.values()) {
+            if (lc.loop() != waiterLoop) {
+                try {
+                    lc.loop().execute(() -> lc.reclaimIdle(s));
+                } catch (RejectedExecutionException loopStopping) {
+                    // its connections close with it
+                }
+            }
+        }
     }
 
     /**

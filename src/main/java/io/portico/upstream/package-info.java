@@ -9,7 +9,9 @@
  * shared state (health, counters, balancer weights) is atomic or guarded by short monitors. Connections are never
  * shared: each event loop owns its {@link io.portico.upstream.LoopConnections}, and an
  * {@link io.portico.upstream.UpstreamConnection} is used only on the event loop it was created on, which is the
- * event loop of the client channel it serves, so the pools need no locks. The error log of a server
+ * event loop of the client channel it serves, so the pools need no locks. A server's
+ * {@link io.portico.upstream.ConnectionLimit} ({@code max-connections}) is shared, atomics and a queue; when it counts
+ * kept FastCGI connections, what it needs of another loop's pool (close an idle connection) is a task on that loop. The error log of a server
  * ({@link io.portico.upstream.ErrorLog}) is shared too: one CAS per line written, a counter per line dropped.
  */
 package io.portico.upstream;

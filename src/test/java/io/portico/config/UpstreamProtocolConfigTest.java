@@ -109,7 +109,7 @@ class UpstreamProtocolConfigTest {
                 defaults.upstream.keepalive = 10
                 upstreams {
                   php { servers = ["fastcgi://127.0.0.1:9000"] }
-                  kept { servers = ["fastcgi://127.0.0.1:9001"], keepalive = 2 }
+                  kept { servers = ["fastcgi://127.0.0.1:9001"], keepalive = 2, max-connections = 2 }
                   web { servers = ["127.0.0.1:5000"] }
                 }
                 locations = [ { path = "/a/", proxy = php }, { path = "/b/", proxy = kept }, { path = "/c/", proxy = web },
@@ -119,6 +119,16 @@ class UpstreamProtocolConfigTest {
         assertThat(c.upstreams().get("kept").keepalive()).isEqualTo(2);
         assertThat(c.upstreams().get("web").keepalive()).isEqualTo(10);
         assertThat(c.upstreams().get("fastcgi://127.0.0.1:9002").keepalive()).isZero();
+    }
+
+    @Test
+    void aFastcgiPoolThatKeepsConnectionsNeedsMaxConnections() {
+        InvalidConfigException e = org.assertj.core.api.Assertions.catchThrowableOfType(InvalidConfigException.class,
+                () -> parse("upstreams { php { servers = [\"fastcgi://127.0.0.1:9000\"], keepalive = 2 } }\n"
+                        + "locations = [ { path = \"/\", proxy = php } ]"));
+        assertThat(e.problems()).map(ConfigProblem::toString).containsExactly("x.conf:2: portico.upstreams.php.keepalive:"
+                + " 2 on a FastCGI upstream without max-connections (expected: max-connections = the app's"
+                + " pm.max_children, or no keepalive)");
     }
 
     @Test

@@ -32,6 +32,7 @@ final class PhpFpmServer implements AutoCloseable {
         {"stderr.php", "<?php error_log('oops from php'); echo 'logged';"},
         {"crash.php", "<?php posix_kill(getmypid(), 9);"},
         {"slow.php", "<?php sleep(3); echo 'late';"},
+        {"nap.php", "<?php usleep(200000); echo 'rested';"},
         {"large.php", "<?php echo str_repeat('x', (int) $_SERVER['QUERY_STRING']);"},
     };
 
@@ -51,6 +52,11 @@ final class PhpFpmServer implements AutoCloseable {
 
     /** With {@code unix}, on {@code dir/fpm.sock} instead of a loopback port. */
     static PhpFpmServer start(Path dir, boolean unix) throws IOException {
+        return start(dir, unix, 3);
+    }
+
+    /** With {@code children} PHP-FPM children ({@code pm = static}). */
+    static PhpFpmServer start(Path dir, boolean unix, int children) throws IOException {
         Optional<Path> binary = binary();
         ExternalProcess.require(binary.isPresent(), "php-fpm is not installed (apt-get install -y php-fpm)",
                 "CI", "PORTICO_REQUIRE_PHP_FPM");
@@ -68,7 +74,7 @@ final class PhpFpmServer implements AutoCloseable {
                     Files.writeString(conf, "[global]\nerror_log = " + log + "\ndaemonize = no\npid = "
                             + own.resolve("fpm.pid") + "\n[www]\n" + (root ? "user = root\ngroup = root\n" : "")
                             + "listen = " + (unix ? sock.toString() : "127.0.0.1:" + port)
-                            + "\npm = static\npm.max_children = 3\nclear_env = no\nping.path = /ping\n");
+                            + "\npm = static\npm.max_children = " + children + "\nclear_env = no\nping.path = /ping\n");
                     return root ? List.of(binary.get().toString(), "-F", "-y", conf.toString(), "-R")
                             : List.of(binary.get().toString(), "-F", "-y", conf.toString());
                 })

@@ -45,6 +45,13 @@ class ConnectionLimitTest {
             events.add(name + " rejected");
             done.countDown();
         }
+
+        @Override
+        public void handed(UpstreamConnection c) {
+            thread = Thread.currentThread();
+            events.add(name + " handed");
+            done.countDown();
+        }
     }
 
     @Test
@@ -115,5 +122,58 @@ class ConnectionLimitTest {
         }).get();
         assertThat(events).containsExactly("one-holder granted", "two-holder granted", "two-waiter rejected");
         assertThat(queued.get()).isEqualTo(1);
+    }
+
+    /**
+     * Per connection: a connection whose request ended goes to a waiter of its own loop, as it is, before an older
+     * waiter on another loop (which would cost a close and a connect), but the older one's turn comes after
+     * {@link ConnectionLimit#MAX_SKIPS} such hand-overs: then the connection is closed and its permit passes.
+     */
+    @Test
+    void aKeptConnectionGoesToItsOwnLoopFirstButAnOlderWaiterGetsItsTurn() throws Exception {
+        ConnectionLimit limit = new ConnectionLimit(1, 100, Duration.ofSeconds(5),
+                new java.util.concurrent.atomic.AtomicInteger(), true);
+        ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
+        a.submit(() -> limit.acquire(a, new Recorder(events, "holder"))).get();
+        Recorder remote = new Recorder(events, "remote");
+        b.submit(() -> limit.acquire(b, remote)).get();
+        for (int i = 0; i < ConnectionLimit.MAX_SKIPS; i++) {
+            Recorder local = new Recorder(events, "local" + i);
+            a.submit(() -> limit.acquire(a, local)).get();
+            assertThat(a.submit(() -> limit.freed(a, null)).get()).isEqualTo(ConnectionLimit.Freed.HANDED);
+            assertThat(local.done.await(5, TimeUnit.SECONDS)).isTrue();
+        }
+        Recorder last = new Recorder(events, "last");
+        a.submit(() -> limit.acquire(a, last)).get();
+        assertThat(a.submit(() -> limit.freed(a, null)).get()).isEqualTo(ConnectionLimit.Freed.PASSED);
+        assertThat(remote.done.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(remote.thread).isSameAs(b.submit(Thread::currentThread).get());
+        assertThat(events).contains("remote granted").doesNotContain("last handed", "last granted");
+        assertThat(limit.inUse()).isEqualTo(1); // the permit moved, it was not released
+        assertThat(a.submit(() -> limit.freed(a, null)).get()).isEqualTo(ConnectionLimit.Freed.HANDED);
+        assertThat(last.done.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(a.submit(() -> limit.freed(a, null)).get()).isEqualTo(ConnectionLimit.Freed.IDLE);
+    }
+
+    /** Per connection: a request that queues while an idle connection holds a permit asks for it to be closed. */
+    @Test
+    void aQueuedRequestReclaimsAnIdleConnectionOnlyWhenThereIsOne() throws Exception {
+        ConnectionLimit limit = new ConnectionLimit(1, 100, Duration.ofSeconds(5),
+                new java.util.concurrent.atomic.AtomicInteger(), true);
+        ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
+        limit.reclaimer(waiterLoop -> events.add("reclaim for " + (waiterLoop == b ? "b" : "?")));
+        a.submit(() -> limit.acquire(a, new Recorder(events, "holder"))).get();
+        b.submit(() -> limit.acquire(b, new Recorder(events, "busy"))).get();
+        assertThat(events).containsExactly("holder granted");
+        assertThat(limit.full()).isTrue();
+        limit.idleAdded(); // the holder's connection went idle on a: the permit is anyone's
+        assertThat(limit.full()).isFalse();
+        Recorder waiter = new Recorder(events, "waiter");
+        b.submit(() -> limit.acquire(b, waiter)).get();
+        assertThat(events).containsExactly("holder granted", "reclaim for b");
+        limit.idleRemoved(); // a closed it: the close releases the permit to the oldest waiter
+        limit.release(); // to the oldest waiter, told on its loop: wait for that task
+        b.submit(() -> {}).get();
+        assertThat(events).containsExactly("holder granted", "reclaim for b", "busy granted");
     }
 }

@@ -44,6 +44,11 @@ class MaxConnectionsBalancingTest {
 
                 @Override
                 public void rejected() {}
+
+                @Override
+                public void handed(UpstreamConnection c) {
+                    throw new AssertionError("a limit per request hands no connection");
+                }
             });
             assertThat(granted[0]).isTrue();
         }
@@ -146,6 +151,11 @@ class MaxConnectionsBalancingTest {
                 @Override
                 public void rejected() {
                     throw new AssertionError("rejected");
+                }
+
+                @Override
+                public void handed(UpstreamConnection c) {
+                    throw new AssertionError("a limit per request hands no connection");
                 }
             });
         }
