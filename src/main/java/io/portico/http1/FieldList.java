@@ -78,6 +78,16 @@ public final class FieldList extends HttpHeaders {
         };
     }
 
+    /**
+     * Empty headers for a decoder that has checked its fields' syntax itself ({@code RequestDecoder}): it
+     * {@link #append}s them unvalidated; what the handlers add or set later is validated as Netty's default
+     * headers validate it.
+     */
+    static FieldList decoded() {
+        DefaultHttpHeadersFactory validating = DefaultHttpHeadersFactory.headersFactory();
+        return new FieldList(validating.getNameValidator(), validating.getValueValidator(), INITIAL_FIELDS);
+    }
+
     // Lookups
 
     private int indexOf(CharSequence name, int from) {
@@ -425,7 +435,13 @@ public final class FieldList extends HttpHeaders {
         return this;
     }
 
-    private void append(CharSequence name, CharSequence value) {
+    /** Replaces field {@code i}'s value (an obs-fold line unfolded into it). */
+    void replaceValue(int i, CharSequence value) {
+        fields[2 * i + 1] = value;
+    }
+
+    /** Adds a field at the end as it is: no validation (the decoder's own, or the caller's). */
+    void append(CharSequence name, CharSequence value) {
         if (2 * size == fields.length) {
             fields = Arrays.copyOf(fields, Math.max(4, 2 * fields.length));
         }
