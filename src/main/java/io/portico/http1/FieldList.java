@@ -22,8 +22,9 @@ import java.util.function.Function;
 
 /**
  * The headers of a decoded HTTP/1 head (an upstream's response in {@code upstream.UpstreamCodec}, a client's request
- * in the server's codec): its fields in arrival order, names and values side by side in one array, validated as
- * {@link DefaultHttpHeadersFactory} validates them. A head carries a handful to a score of fields, and the code
+ * in {@link RequestDecoder}): its fields in arrival order, names and values side by side in one array, validated as
+ * {@link DefaultHttpHeadersFactory} validates them (the request decoder checks its fields' syntax itself, to the
+ * same rules, and appends them as they are). A head carries a handful to a score of fields, and the code
  * asks about a few (Content-Length, Transfer-Encoding, Connection, Host, the hop-by-hop ones) and then writes them
  * all out in order: a scan of a short array answers those lookups, and the fields cost one array, not Netty's
  * table plus a linked entry per field (an upstream's response and the Server and Date fields the server adds to
