@@ -77,7 +77,7 @@ final class ChunkedBody {
                     if (end < 0) {
                         return false;
                     }
-                    out.add(end == 2 ? LastHttpContent.EMPTY_LAST_CONTENT : trailerFields(in, end));
+                    out.add(end == 2 ? LastHttpContent.EMPTY_LAST_CONTENT : trailerFields(in, end, trailers.lines()));
                     in.skipBytes(end);
                     return true;
                 }
@@ -111,10 +111,10 @@ final class ChunkedBody {
         return true;
     }
 
-    private static LastHttpContent trailerFields(ByteBuf in, int end) {
+    private static LastHttpContent trailerFields(ByteBuf in, int end, int lines) {
         byte[] b = new byte[end];
         in.getBytes(in.readerIndex(), b);
-        FieldList fields = FieldList.decoded();
+        FieldList fields = FieldList.decoded(lines);
         for (int start = 0; start < end - 2; ) {
             int cr = start;
             while (b[cr] != CR || b[cr + 1] != LF) {

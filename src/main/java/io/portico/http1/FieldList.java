@@ -80,13 +80,14 @@ public final class FieldList extends HttpHeaders {
     }
 
     /**
-     * Empty headers for a decoder that has checked its fields' syntax itself ({@code RequestDecoder}): it
-     * {@link #append}s them unvalidated; what the handlers add or set later is validated as Netty's default
+     * Empty headers with room for {@code fields} fields (exactly the head's: its array is not grown nor oversized),
+     * for a decoder that has checked its fields' syntax itself ({@code RequestDecoder}): it {@link #append}s them
+     * unvalidated; what the handlers add or set later is validated as Netty's default
      * headers validate it.
      */
-    static FieldList decoded() {
+    static FieldList decoded(int fields) {
         DefaultHttpHeadersFactory validating = DefaultHttpHeadersFactory.headersFactory();
-        return new FieldList(validating.getNameValidator(), validating.getValueValidator(), INITIAL_FIELDS);
+        return new FieldList(validating.getNameValidator(), validating.getValueValidator(), Math.max(fields, 1));
     }
 
     // Lookups

@@ -1,13 +1,15 @@
 package io.portico.http1;
 
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
 
 /**
  * RFC 9110/9112's syntax of a request's field lines (head and trailer section), read from the bytes of one
  * section: a name is a token followed directly by a colon (whitespace before the colon is refused, RFC 9112 5.1),
  * a value is {@code field-content} with its surrounding OWS taken off (no control byte but HTAB, no DEL; obs-text
  * passes), and a line that starts with SP or HTAB (obs-fold, RFC 9112 5.2) joins the value before it with one space.
- * A value is a view over the section's bytes, not a copy. Immutable tables only: any thread.
+ * A value is a view over the section's bytes, not a copy (Host's excepted, see {@link #addLine}). Immutable tables only: any thread.
  */
 final class FieldSyntax {
     private static final boolean[] TCHAR = new boolean[128];
@@ -62,8 +64,17 @@ final class FieldSyntax {
             to--;
         }
         checkValue(b, from, to);
-        fields.append(FieldNames.of(b, start, colon - start),
-                from == to ? AsciiString.EMPTY_STRING : new AsciiString(b, from, to - from, false));
+        AsciiString name = FieldNames.of(b, start, colon - start);
+        CharSequence value;
+        if (from == to) {
+            value = AsciiString.EMPTY_STRING;
+        } else if (name.length() == 4 && HttpHeaderNames.HOST.contentEqualsIgnoreCase(name)) {
+            // Routing reads Host as a String on every request: one String now is less than a view and a String.
+            value = new String(b, from, to - from, StandardCharsets.ISO_8859_1);
+        } else {
+            value = new AsciiString(b, from, to - from, false);
+        }
+        fields.append(name, value);
     }
 
     /** obs-fold: the previous value, one space, this line without its OWS (RFC 9112 5.2 lets a server do that). */

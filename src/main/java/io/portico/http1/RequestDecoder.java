@@ -95,7 +95,7 @@ public final class RequestDecoder extends ByteToMessageDecoder {
             int length = fieldsFrom + end;
             head = new byte[length];
             in.readBytes(head);
-            parser.parse(head, lineEnd, length);
+            parser.parse(head, lineEnd, length, fields.lines());
         } catch (IllegalArgumentException | TooLongFrameException e) { // MalformedRequestException, 414, 431
             // The request's method when its request line was read (the parser's, or from the bytes still here).
             HttpMethod method = head != null ? parser.method : lineEnd >= 0 ? methodOf(in) : null;
@@ -207,7 +207,7 @@ public final class RequestDecoder extends ByteToMessageDecoder {
         in.skipBytes(in.readableBytes());
         HttpMethod method = known != null ? known : HttpMethod.GET;
         HttpRequest failed = new DefaultFullHttpRequest(HttpVersion.HTTP_1_0, method, "/bad-request",
-                Unpooled.EMPTY_BUFFER, FieldList.decoded(), LastHttpContent.EMPTY_LAST_CONTENT.trailingHeaders(),
+                Unpooled.EMPTY_BUFFER, FieldList.decoded(0), LastHttpContent.EMPTY_LAST_CONTENT.trailingHeaders(),
                 false);
         failed.setDecoderResult(DecoderResult.failure(cause));
         methods.add(method);

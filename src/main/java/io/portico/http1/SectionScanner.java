@@ -21,10 +21,18 @@ final class SectionScanner {
     private int lineStart;
     /** Offset up to which no LF was found. */
     private int searched;
+    /** Lines seen whole before the empty line. */
+    private int lines;
 
     void reset() {
         lineStart = 0;
         searched = 0;
+        lines = 0;
+    }
+
+    /** The field lines of the section found (continuation lines included): room enough for its fields. */
+    int lines() {
+        return lines;
     }
 
     /**
@@ -52,6 +60,7 @@ final class SectionScanner {
             }
             lineStart = at + 1;
             searched = lineStart;
+            lines++;
         }
     }
 }
