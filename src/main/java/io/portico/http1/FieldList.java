@@ -22,8 +22,9 @@ import java.util.function.Function;
 
 /**
  * The headers of a decoded HTTP/1 head (an upstream's response in {@code upstream.UpstreamCodec}, a client's request
- * in the server's codec): its fields in arrival order, names and values side by side in one array, validated as
- * {@link DefaultHttpHeadersFactory} validates them. A head carries a handful to a score of fields, and the code
+ * in {@link RequestDecoder}): its fields in arrival order, names and values side by side in one array, validated as
+ * {@link DefaultHttpHeadersFactory} validates them (the request decoder checks its fields' syntax itself, to the
+ * same rules, and appends them as they are). A head carries a handful to a score of fields, and the code
  * asks about a few (Content-Length, Transfer-Encoding, Connection, Host, the hop-by-hop ones) and then writes them
  * all out in order: a scan of a short array answers those lookups, and the fields cost one array, not Netty's
  * table plus a linked entry per field (an upstream's response and the Server and Date fields the server adds to
@@ -76,6 +77,17 @@ public final class FieldList extends HttpHeaders {
                 return new FieldList(validating.getNameValidator(), validating.getValueValidator(), 1);
             }
         };
+    }
+
+    /**
+     * Empty headers with room for {@code fields} fields (exactly the head's: its array is not grown nor oversized),
+     * for a decoder that has checked its fields' syntax itself ({@code RequestDecoder}): it {@link #append}s them
+     * unvalidated; what the handlers add or set later is validated as Netty's default
+     * headers validate it.
+     */
+    static FieldList decoded(int fields) {
+        DefaultHttpHeadersFactory validating = DefaultHttpHeadersFactory.headersFactory();
+        return new FieldList(validating.getNameValidator(), validating.getValueValidator(), Math.max(fields, 1));
     }
 
     // Lookups
@@ -425,7 +437,13 @@ public final class FieldList extends HttpHeaders {
         return this;
     }
 
-    private void append(CharSequence name, CharSequence value) {
+    /** Replaces field {@code i}'s value (an obs-fold line unfolded into it). */
+    void replaceValue(int i, CharSequence value) {
+        fields[2 * i + 1] = value;
+    }
+
+    /** Adds a field at the end as it is: no validation (the decoder's own, or the caller's). */
+    void append(CharSequence name, CharSequence value) {
         if (2 * size == fields.length) {
             fields = Arrays.copyOf(fields, Math.max(4, 2 * fields.length));
         }

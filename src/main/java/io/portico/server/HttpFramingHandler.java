@@ -113,9 +113,7 @@ final class HttpFramingHandler extends ChannelInboundHandlerAdapter implements E
         if (result.isFailure()) {
             Throwable cause = result.cause();
             if (cause instanceof TooLongHttpLineException) {
-                // The decoder reads a chunk-size line with the request line's reader: only a head's is a URI.
-                return msg instanceof HttpRequest ? HttpResponseStatus.REQUEST_URI_TOO_LONG
-                        : HttpResponseStatus.BAD_REQUEST;
+                return HttpResponseStatus.REQUEST_URI_TOO_LONG; // only a request line is refused with it
             }
             if (cause instanceof TooLongHttpHeaderException) {
                 return HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;

@@ -1,41 +1,24 @@
 package io.portico.server;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.codec.DecoderResult;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.DefaultHttpRequest;
-import io.netty.handler.codec.http.DefaultLastHttpContent;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpObject;
-import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.util.AsciiString;
 import io.portico.connection.ClientPipeline;
-import io.portico.http1.FieldList;
-import io.portico.http1.FieldNames;
+import io.portico.http1.RequestDecoder;
 import java.util.ArrayDeque;
 import java.util.List;
 
 /**
- * Netty's {@code HttpServerCodec}, made strict: bare LF line endings are refused, and a request carrying both
- * Content-Length and Transfer-Encoding fails to decode instead of having its Content-Length silently dropped
- * (the ambiguity request smuggling lives on). Three more rules Netty's decoder cannot be configured for: several
- * Content-Lengths on HTTP/1.0 ({@link Http10Headers}), chunk-size lines that break the grammar or its bound
- * ({@link ChunkLines}), and {@code max-header-size} counted exactly ({@link HeadSize}). Like HttpServerCodec it
- * remembers request methods so that a response to HEAD carries no body.
+ * The client's HTTP/1 codec: Portico's own strict request decoder ({@link RequestDecoder}: bounds, syntax and
+ * framing rules in one parser) and Netty's response encoder. Like HttpServerCodec it remembers request methods so
+ * that a response to HEAD carries no body: the decoder adds each request's, the encoder polls them.
  *
  * <p>The decoder and the encoder are two pipeline handlers ({@value ClientPipeline#DECODER},
  * {@value ClientPipeline#ENCODER}) rather than one {@code CombinedChannelDuplexHandler}: each event then skips the
@@ -51,147 +34,8 @@ final class ServerCodec {
 
     static void addTo(ChannelPipeline p, int maxRequestLine, int maxHeaderSize) {
         ArrayDeque<HttpMethod> methods = new ArrayDeque<>();
-        HttpDecoderConfig config = new HttpDecoderConfig()
-                .setMaxInitialLineLength(maxRequestLine)
-                .setMaxHeaderSize(maxHeaderSize)
-                .setMaxChunkSize(64 * 1024)
-                .setStrictLineParsing(true)
-                .setAllowDuplicateContentLengths(false)
-                .setValidateHeaders(true);
-        // After setValidateHeaders, which replaces the factory: the same validation, the fields in one array.
-        config.setHeadersFactory(FieldList.factory((DefaultHttpHeadersFactory) config.getHeadersFactory()));
-        p.addLast(ClientPipeline.DECODER, new RequestDecoder(config, methods, maxHeaderSize));
+        p.addLast(ClientPipeline.DECODER, new RequestDecoder(maxRequestLine, maxHeaderSize, methods));
         p.addLast(ClientPipeline.ENCODER, new ResponseEncoder(methods));
-    }
-
-    /** Framing that a front tier must refuse even though Netty would accept it. */
-    static final class AmbiguousFramingException extends IllegalArgumentException {
-        AmbiguousFramingException(String message) {
-            super(message);
-        }
-    }
-
-    static final class RequestDecoder extends HttpRequestDecoder {
-        private final ArrayDeque<HttpMethod> methods;
-        private final HeadSize headSize;
-        /** A failure was emitted: like Netty's BAD_MESSAGE state, every later byte is dropped. */
-        private boolean broken;
-        /** The bytes being decoded belong to a request head (not to a body). */
-        private boolean inHead = true;
-        /** The head's first byte that is not an empty line before it has been seen. */
-        private boolean headStarted;
-        /** Bytes the decoder consumed for the current head, and how many of them were skipped before it. */
-        private long headBytes;
-        private long skipped;
-
-        RequestDecoder(HttpDecoderConfig config, ArrayDeque<HttpMethod> methods, int maxHeaderSize) {
-            super(config);
-            this.methods = methods;
-            this.headSize = new HeadSize(maxHeaderSize);
-        }
-
-        @Override
-        protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
-            if (broken) {
-                in.skipBytes(in.readableBytes()); // as Netty's own BAD_MESSAGE state: nothing after is parsed
-                return;
-            }
-            if (ChunkLines.atSizeLine(this)) {
-                Exception bad = ChunkLines.check(in);
-                if (bad != null) {
-                    fail(in, out, bad);
-                    return;
-                }
-            } else if (inHead && !headStarted) {
-                int readable = in.readableBytes();
-                int leading = HeadSize.leadingSkipped(in);
-                skipped += leading;
-                headStarted = leading < readable;
-            }
-            int from = in.readerIndex();
-            int before = out.size();
-            super.decode(ctx, in, out);
-            if (inHead) {
-                headBytes += in.readerIndex() - from;
-            }
-            for (int i = before; i < out.size(); i++) {
-                Object o = out.get(i);
-                if (o instanceof HttpRequest request) {
-                    inHead = false;
-                    methods.add(request.method());
-                    headSize.check(request, headBytes - skipped);
-                    joinIfBodiless(out, i, request);
-                    o = out.get(i);
-                }
-                if (o instanceof LastHttpContent) {
-                    nextHead(); // a request's end (a whole bodiless request included): the next bytes are a head
-                }
-                if (o instanceof HttpObject http && http.decoderResult().isFailure()) {
-                    broken = true; // a refused message: nothing after it on this connection is ours to read
-                }
-            }
-        }
-
-        private void nextHead() {
-            inHead = true;
-            headStarted = false;
-            headBytes = 0;
-            skipped = 0;
-        }
-
-        /** Refuses the chunked body here: a failed last content, then every later byte is dropped unread. */
-        private void fail(ByteBuf in, List<Object> out, Exception cause) {
-            broken = true;
-            in.skipBytes(in.readableBytes());
-            LastHttpContent end = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER);
-            end.setDecoderResult(DecoderResult.failure(cause));
-            out.add(end);
-        }
-
-        /**
-         * A request without a body goes up the pipeline as one message instead of two: every handler above sees it
-         * once (ExchangeHandler gives responders its end separately). Netty's decoder adds the empty end in the
-         * same call; a request it could not decode ends there and stays as it is.
-         */
-        private static void joinIfBodiless(List<Object> out, int i, HttpRequest request) {
-            if (i + 1 < out.size() && out.get(i + 1) == LastHttpContent.EMPTY_LAST_CONTENT
-                    && request.decoderResult().isSuccess()) {
-                // The request line was validated when Netty's decoder built the head; not again.
-                out.set(i, new DefaultFullHttpRequest(request.protocolVersion(), request.method(), request.uri(),
-                        Unpooled.EMPTY_BUFFER, request.headers(),
-                        LastHttpContent.EMPTY_LAST_CONTENT.trailingHeaders(), false));
-                out.remove(i + 1);
-            }
-        }
-
-        /** A common field name is a shared instance (as Netty does for five), not a copy per request. */
-        @Override
-        protected AsciiString splitHeaderName(byte[] line, int start, int length) {
-            return FieldNames.of(line, start, length);
-        }
-
-        @Override
-        protected HttpMessage createMessage(String[] initialLine) throws Exception {
-            // Netty upper-cases the version; RFC 9112 says it is case-sensitive, and only 1.0 and 1.1 exist here.
-            if (!initialLine[2].equals("HTTP/1.1") && !initialLine[2].equals("HTTP/1.0")) {
-                throw new AmbiguousFramingException("unsupported version " + initialLine[2]);
-            }
-            HttpMessage message = super.createMessage(initialLine);
-            if (message.protocolVersion().equals(HttpVersion.HTTP_1_0)
-                    && message instanceof HttpRequest request) {
-                // Netty reads only the first of several Content-Lengths on HTTP/1.0: these headers refuse the rest.
-                return new DefaultHttpRequest(request.protocolVersion(), request.method(), request.uri(),
-                        new Http10Headers());
-            }
-            return message;
-        }
-
-        @Override
-        protected void handleTransferEncodingChunkedWithContentLength(HttpMessage message) {
-            message.setDecoderResult(DecoderResult.failure(
-                    new AmbiguousFramingException("both Content-Length and Transfer-Encoding")));
-            super.handleTransferEncodingChunkedWithContentLength(message);
-        }
     }
 
     /**
