@@ -55,14 +55,8 @@ final class FieldSyntax {
                     ? "invalid character 0x" + Integer.toHexString(b[colon] & 0xff) + " in a field name"
                     : "a field line without a name and colon");
         }
-        int from = colon + 1;
-        int to = end;
-        while (from < to && isOws(b[from])) {
-            from++;
-        }
-        while (to > from && isOws(b[to - 1])) {
-            to--;
-        }
+        int from = afterOws(b, colon + 1, end);
+        int to = beforeOws(b, from, end);
         checkValue(b, from, to);
         AsciiString name = FieldNames.of(b, start, colon - start);
         CharSequence value;
@@ -77,20 +71,30 @@ final class FieldSyntax {
         fields.append(name, value);
     }
 
+    /** The first index of {@code b[from, to)} that is not optional whitespace, or {@code to}. */
+    private static int afterOws(byte[] b, int from, int to) {
+        while (from < to && isOws(b[from])) {
+            from++;
+        }
+        return from;
+    }
+
+    /** The end of {@code b[from, to)} without its trailing optional whitespace. */
+    private static int beforeOws(byte[] b, int from, int to) {
+        while (to > from && isOws(b[to - 1])) {
+            to--;
+        }
+        return to;
+    }
+
     /** obs-fold: the previous value, one space, this line without its OWS (RFC 9112 5.2 lets a server do that). */
     private static void unfold(byte[] b, int start, int end, FieldList fields) {
         int last = fields.size() - 1;
         if (last < 0) {
             throw new MalformedRequestException("a continuation line before any field");
         }
-        int from = start;
-        int to = end;
-        while (from < to && isOws(b[from])) {
-            from++;
-        }
-        while (to > from && isOws(b[to - 1])) {
-            to--;
-        }
+        int from = afterOws(b, start, end);
+        int to = beforeOws(b, from, end);
         checkValue(b, from, to);
         CharSequence before = fields.value(last);
         if (from == to) {
