@@ -115,14 +115,7 @@ final class ChunkedBody {
         byte[] b = new byte[end];
         in.getBytes(in.readerIndex(), b);
         FieldList fields = FieldList.decoded(lines);
-        for (int start = 0; start < end - 2; ) {
-            int cr = start;
-            while (b[cr] != CR || b[cr + 1] != LF) {
-                cr++;
-            }
-            FieldSyntax.addLine(b, start, cr, fields);
-            start = cr + 2;
-        }
+        FieldSyntax.addLines(b, 0, end - 2, fields);
         fields.remove(HttpHeaderNames.CONTENT_LENGTH);
         fields.remove(HttpHeaderNames.TRANSFER_ENCODING);
         fields.remove(HttpHeaderNames.TRAILER);

@@ -37,6 +37,18 @@ final class FieldSyntax {
         return c == ' ' || c == '\t';
     }
 
+    /** Adds every field line of {@code b[from, end)}, each ended by its CRLF (a head's, or a chunked body's trailers). */
+    static void addLines(byte[] b, int from, int end, FieldList fields) {
+        for (int start = from; start < end; ) {
+            int cr = start;
+            while (b[cr] != '\r' || b[cr + 1] != '\n') {
+                cr++;
+            }
+            addLine(b, start, cr, fields);
+            start = cr + 2;
+        }
+    }
+
     /**
      * Adds the field line {@code b[start, end)} (without its CRLF) to {@code fields}, or unfolds it into the last
      * field's value.

@@ -42,23 +42,15 @@ final class HeadParser {
 
     /**
      * Reads the head {@code b[0, length)}: its request line ends at {@code lineEnd} (the CR), and the empty line
-     * that ends the head is its last two bytes, and {@code lines} field lines are between. The request line is read first: when a field fails, {@link #method}
-     * already says which request it was.
+     * that ends the head is its last two bytes, and {@code lines} field lines are between. The request line is read
+     * first: when a field fails, {@link #method} already says which request it was.
      */
     void parse(byte[] b, int lineEnd, int length, int lines) {
         method = null;
         fields = null;
         requestLine(b, lineEnd);
         FieldList list = FieldList.decoded(lines);
-        int end = length - 2;
-        for (int start = lineEnd + 2; start < end; ) {
-            int cr = start;
-            while (b[cr] != '\r' || b[cr + 1] != '\n') {
-                cr++;
-            }
-            FieldSyntax.addLine(b, start, cr, list);
-            start = cr + 2;
-        }
+        FieldSyntax.addLines(b, lineEnd + 2, length - 2, list);
         framing(list);
         fields = list;
     }
